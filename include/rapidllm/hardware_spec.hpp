@@ -1,0 +1,187 @@
+// Typed, validated hardware description in SI units. Loaded from RAPID-LLM-schema YAML
+// (config/) and consumed by every model downstream.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rapidllm/dtype.hpp"
+
+namespace rapidllm {
+
+// A precision field: RAPID-LLM allows a byte count or a dtype string.
+struct Precision {
+  double bytes = 2.0;
+  DType dtype = DType::bf16;
+};
+
+struct PrecisionSpec {
+  Precision tensor_format;       // activations
+  Precision kv_cache;
+  Precision parameters;
+  Precision gradients;           // accumulated gradients
+  Precision grad_microbatch;     // ephemeral per-micro-batch gradients
+  Precision grad_communication;  // gradient collectives
+  Precision optimizer_states;
+  Precision stats;               // normalisation statistics
+  double master_parameters_bytes = 0.0;  // 0 = no master copy
+};
+
+enum class DpMicrobatchSync { every_mb, last_mb };
+
+struct SoftwareSpec {
+  bool full_recomputation = false;
+  double kernel_launch_overhead_s = 0.0;
+  int dp_zero_stage = 0;
+  PrecisionSpec precision;
+  std::optional<double> h2d_bandwidth_bytes_per_s;  // absent = H2D timing disabled
+  double const_mem_offset_bytes = 0.0;
+  DpMicrobatchSync dp_microbatch = DpMicrobatchSync::every_mb;
+};
+
+struct CoreSpec {
+  double frequency_hz = 0.0;
+  int num_sms = 0;                        // "num_bundles"
+  int tensor_cores_per_sm = 0;            // "num_mcu_per_bundle"
+  double flop_per_cycle_per_tensor_core = 0.0;  // 16-bit dense, "nominal_flop_rate_per_mcu"
+  double energy_per_flop_j = 0.0;
+  int fma_d1 = 0;  // tensor-core MMA shape: d1 x d2 x d1 per clock
+  int fma_d2 = 0;
+  std::string dataflow = "best";
+  double util = 1.0;  // achievable fraction of the tensor-core peak
+  // Throughput of each dtype relative to the 16-bit rate above (fp16/bf16 are 1 by
+  // definition). A dtype missing here is not described by the hardware config.
+  std::map<DType, double> dtype_flop_scale;
+
+  // Dense tensor-core peak for a dtype (FLOP/s), before util; nullopt if not described.
+  [[nodiscard]] std::optional<double> peak_flops_per_s(DType dtype) const;
+};
+
+enum class MemoryScope { mcu, mcu_bundle, global };
+
+// One level of the memory hierarchy, innermost (registers) first.
+struct MemoryLevel {
+  std::string name;  // the tech_param key: SRAM-R, SRAM-L1, SRAM-L2, DRAM
+  MemoryScope scope = MemoryScope::global;
+  double size_bytes = 0.0;               // whole-chip total
+  double bandwidth_bytes_per_s = 0.0;    // whole-chip aggregate
+  double dynamic_energy_per_bit_j = 0.0;
+  double latency_s = 0.0;
+  double util = 1.0;
+};
+
+enum class Parallelism { tp, cp, ep, pp, dp };
+
+struct ParallelismSpec {
+  bool auto_search = false;  // "auto"
+  int tp = 1;
+  bool tp_sp = false;
+  int cp = 1;
+  int pp = 1;
+  int mb = 1;
+  int dp = 1;
+  int ep = 1;
+  bool tp_ep = true;
+  int replica_count = 1;
+  int moe_dp = 1;
+  // rapidllm extensions (DESIGN.md): pipeline schedule, virtual stages, micro-batch size.
+  std::string pp_schedule = "gpipe";
+  int vpp = 1;
+  std::optional<int> micro_batch_size;
+};
+
+enum class TopologyType { ring, fully_connected, switch_, torus2d, mesh2d, superpod };
+
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all };
+enum class CollectiveAlgorithm {
+  auto_,
+  ring,
+  direct,
+  halving_doubling,
+  double_binary_tree,
+  mesh,
+  mesh2d,
+  hypercube,
+  torus2d
+};
+
+struct SuperPodSpec {
+  std::string variant;
+  int leaf_size = 0;
+  int leaf_switches_per_su = 0;
+  int spine_switches_per_su = 0;
+};
+
+struct NetworkDimension {
+  std::string id;
+  std::string label;
+  std::vector<int> size;  // empty = "auto" (resolved from the parallelisms mapped here)
+  TopologyType topology = TopologyType::ring;
+  // Per-GPU bandwidth per direction; one entry per switching level (SuperPOD lists
+  // leaf then spine), one entry otherwise.
+  std::vector<double> bandwidth_bytes_per_s;
+  double latency_s = 0.0;
+  double energy_per_bit_j = 0.0;
+  double util = 1.0;
+  bool optimize_2dmap = false;
+  std::optional<SuperPodSpec> superpod;
+  std::vector<Parallelism> parallelisms;
+  std::map<CollectiveOp, CollectiveAlgorithm> collective_override;
+};
+
+struct FaultyLink {
+  int src = 0;
+  int dst = 0;
+  double weight = 1.0;  // remaining bandwidth fraction
+};
+
+struct OverlapSpec {
+  double tp_overlap = 0.0;
+  double tp_sp_overlap = 0.0;
+  double cp_overlap = 0.0;
+};
+
+struct NetworkSpec {
+  std::vector<NetworkDimension> dimensions;
+  OverlapSpec overlap;
+  std::vector<FaultyLink> faulty_links;
+
+  // The dimension that carries a parallelism, or nullptr when none lists it.
+  [[nodiscard]] const NetworkDimension* dimension_for(Parallelism p) const;
+};
+
+enum class ExecutionMode { analytical, hybrid, full_astrasim_hierarchical, full_astrasim_flattened };
+
+struct ExecutionBackendSpec {
+  ExecutionMode mode = ExecutionMode::analytical;
+  std::map<CollectiveOp, CollectiveAlgorithm> collectives;  // defaults, per op
+  double endpoint_delay = 0.0;
+  int active_chunks_per_dimension = 1;
+  int preferred_dataset_splits = 1;
+  std::string collective_arbitration;
+};
+
+struct HardwareSpec {
+  std::string source;  // file it was loaded from
+  SoftwareSpec sw;
+  CoreSpec core;
+  std::vector<MemoryLevel> memory;  // memory_hierarchy l0, l1, ... (innermost first)
+  ParallelismSpec parallelism;
+  NetworkSpec network;
+  ExecutionBackendSpec execution;
+  std::string kvcache_type = "hbm_only";
+
+  [[nodiscard]] const MemoryLevel& dram() const { return memory.back(); }
+};
+
+[[nodiscard]] std::string_view to_string(Parallelism p);
+[[nodiscard]] std::string_view to_string(TopologyType t);
+[[nodiscard]] std::string_view to_string(CollectiveOp op);
+[[nodiscard]] std::string_view to_string(CollectiveAlgorithm a);
+[[nodiscard]] std::string_view to_string(ExecutionMode m);
+
+}  // namespace rapidllm

@@ -1,0 +1,75 @@
+// Tile-level GEMM latency model: picks the fastest CTA/warp tiling (and split-K) the
+// device's memory hierarchy admits, counts the bytes each level moves, and times the
+// kernel as the slowest level (tensor cores or a memory level) scaled by wave
+// quantization across SMs, plus launch overhead. See docs/gemm-model.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rapidllm/gemm.hpp"
+#include "rapidllm/hardware_spec.hpp"
+
+namespace rapidllm::compute {
+
+class GemmTileModel {
+ public:
+  // Throws InfeasibleError when the hardware config does not describe `dtype`'s
+  // throughput or lacks a register/shared-memory/L2/DRAM level.
+  GemmTileModel(const HardwareSpec& hardware, DType dtype);
+
+  // Best tiling over the whole candidate space.
+  [[nodiscard]] GemmEstimate estimate(const GemmShape& shape) const;
+
+  // One given tiling (the search evaluates these; tests use it to pin a tiling).
+  // Throws InfeasibleError if the tiling does not fit in registers/shared memory.
+  [[nodiscard]] GemmEstimate evaluate(const GemmShape& shape, const GemmTiling& tiling) const;
+
+  // The tilings the search considers for a shape (exposed for tests and docs).
+  [[nodiscard]] std::vector<GemmTiling> candidate_tilings(const GemmShape& shape) const;
+
+  [[nodiscard]] DType dtype() const { return dtype_; }
+
+ private:
+  // The numbers evaluate() derives for one tiling; the search compares these without
+  // building the (allocating) GemmEstimate for every candidate.
+  struct TilingCost {
+    double padded_flops = 0.0;
+    // Unscaled time of each roof: [0] tensor cores, [1..4] registers, shared memory, L2, DRAM.
+    std::array<double, 5> roof_time_s{};
+    std::array<double, 4> level_bytes{};  // registers, shared memory, L2, DRAM
+    double q = 1.0;              // wave-quantization factor, >= 1
+    std::int64_t tiles = 0;
+    double body_s = 0.0;         // q * slowest roof + pipeline fill
+    double time_s = 0.0;         // body + launch overhead
+  };
+
+  // Resident CTAs per SM for a well-formed tiling, or 0 when one CTA does not fit in the
+  // SM's registers or shared memory (the reason goes to *why_not when it is given).
+  [[nodiscard]] int fit_ctas_per_sm(const GemmTiling& tiling, std::string* why_not) const;
+  [[nodiscard]] TilingCost cost(const GemmShape& shape, const GemmTiling& tiling) const;
+
+  DType dtype_;
+  int tensor_cores_per_sm_ = 1;
+  // Per-SM and whole-chip constants derived once from the HardwareSpec (see .cpp).
+  double peak_flops_per_s_ = 0.0;
+  double launch_overhead_s_ = 0.0;
+  int num_sms_ = 0;
+  int mma_m_ = 1;  // tensor-core instruction granularity the dimensions are padded to
+  int mma_n_ = 1;
+  int mma_k_ = 1;
+  double element_bytes_ = 2.0;
+  double register_bytes_per_sm_ = 0.0;
+  double smem_bytes_per_sm_ = 0.0;
+  double l2_bytes_ = 0.0;
+  double dram_latency_s_ = 0.0;
+  double register_bandwidth_ = 0.0;  // aggregate bytes/s x util
+  double smem_bandwidth_ = 0.0;
+  double l2_bandwidth_ = 0.0;
+  double dram_bandwidth_ = 0.0;
+  std::string register_name_, smem_name_, l2_name_, dram_name_;
+};
+
+}  // namespace rapidllm::compute

@@ -1,0 +1,60 @@
+#include "config/document.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace rapidllm::config {
+
+std::string_view file_kind_name(ConfigFile kind) {
+  return kind == ConfigFile::hardware ? "hardware" : "model";
+}
+
+Document Document::load(const std::string& path, ConfigFile kind) {
+  Document doc;
+  doc.kind = kind;
+  doc.file = path;
+  SourceLocation where{path, 0, 0, {}};
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw ConfigError(where, "", fmt::format("cannot read the {} config: no such file", file_kind_name(kind)),
+                      fmt::format("check the path given to --{}", file_kind_name(kind)));
+  }
+  std::ifstream in(path);
+  if (!in) throw ConfigError(where, "", "cannot open the file for reading", "check its permissions");
+  try {
+    doc.root = YAML::Load(in);
+  } catch (const YAML::ParserException& e) {
+    where.line = e.mark.line + 1;
+    where.column = e.mark.column + 1;
+    throw ConfigError(where, "", fmt::format("invalid YAML: {}", e.msg),
+                      "fix the syntax (indentation, ':' after keys, matching brackets)");
+  }
+  if (!doc.root.IsMap()) {
+    throw ConfigError(where, "", "expected a YAML mapping of sections at the top level",
+                      kind == ConfigFile::hardware
+                          ? "a hardware file starts with sections like 'tech_param:' and 'memory_hierarchy:'"
+                          : "a model file starts with 'model_param:'");
+  }
+  return doc;
+}
+
+SourceLocation Document::locate(const std::string& path, const YAML::Mark& mark) const {
+  // The longest overridden prefix of the path wins: the override replaced that subtree.
+  for (auto it = overridden.rbegin(); it != overridden.rend(); ++it) {
+    const std::string& p = it->first;
+    if (path == p || (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
+                      (path[p.size()] == '.' || path[p.size()] == '['))) {
+      return SourceLocation{{}, 0, 0, it->second};
+    }
+  }
+  SourceLocation where{file, 0, 0, {}};
+  if (!mark.is_null()) {
+    where.line = mark.line + 1;
+    where.column = mark.column + 1;
+  }
+  return where;
+}
+
+}  // namespace rapidllm::config

@@ -1,0 +1,280 @@
+#include "config/hardware_loader.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "config/cursor.hpp"
+#include "config/suggest.hpp"
+
+namespace rapidllm::config {
+
+namespace {
+
+SoftwareSpec read_software(const Cursor& sw) {
+  SoftwareSpec out;
+  out.full_recomputation = sw.child("full_recomputation").boolean();
+  out.kernel_launch_overhead_s = sw.child("kernel_launch_overhead").duration_s();
+  out.dp_zero_stage = sw.child("dp_zero_stage").small_integer();
+  Cursor p = sw.child("precision");
+  PrecisionSpec& ps = out.precision;
+  ps.tensor_format = p.child("tensor_format").precision(Precision{});
+  const Precision& base = ps.tensor_format;
+  ps.kv_cache = p.child("kv_cache").precision(base);
+  ps.parameters = p.child("parameters").precision(base);
+  ps.gradients = p.child("gradients").precision(base);
+  ps.grad_microbatch = p.child("grad_microbatch").precision(base);
+  ps.grad_communication = p.child("grad_communication").precision(base);
+  ps.optimizer_states = p.child("optimizer_states").precision(base);
+  ps.stats = p.child("stats").precision(base);
+  ps.master_parameters_bytes = p.child("master_parameters").precision(base).bytes;
+  out.h2d_bandwidth_bytes_per_s = sw.child("h2d_bandwidth").bandwidth();
+  out.const_mem_offset_bytes = sw.child("const_mem_offset").size_bytes();
+  out.dp_microbatch = sw.child("dp_microbatch").choice() == "last_mb" ? DpMicrobatchSync::last_mb
+                                                                       : DpMicrobatchSync::every_mb;
+  return out;
+}
+
+CoreSpec read_core(const Cursor& core) {
+  CoreSpec out;
+  out.frequency_hz = core.child("operating_frequency").frequency_hz();
+  out.num_sms = core.child("num_bundles").small_integer();
+  out.flop_per_cycle_per_tensor_core = core.child("nominal_flop_rate_per_mcu").real();
+  out.energy_per_flop_j = core.child("nominal_energy_per_flop").real();
+  out.tensor_cores_per_sm = core.child("num_mcu_per_bundle").small_integer();
+  out.fma_d1 = core.child("FMA_d1").small_integer();
+  out.fma_d2 = core.child("FMA_d2").small_integer();
+  out.dataflow = core.child("dataflow").choice();
+  out.util = core.child("util").real();
+  Cursor scale = core.child("dtype_flop_scale");
+  if (auto fp8 = scale.child("fp8").optional_real()) out.dtype_flop_scale[DType::fp8] = *fp8;
+  if (auto fp32 = scale.child("fp32").optional_real()) out.dtype_flop_scale[DType::fp32] = *fp32;
+  return out;
+}
+
+MemoryLevel read_memory(const Cursor& tech, const Cursor& level) {
+  MemoryLevel out;
+  out.name = level.child("type").string();
+  std::string scope = level.child("scope").choice();
+  out.scope = scope == "mcu" ? MemoryScope::mcu : scope == "mcu-bundle" ? MemoryScope::mcu_bundle : MemoryScope::global;
+  Cursor mem = tech.child(out.name);
+  if (out.name == "core" || !mem.present()) {
+    std::vector<std::string> names = tech.keys();
+    std::vector<std::string_view> candidates;
+    for (const auto& n : names) {
+      if (n != "core") candidates.push_back(n);
+    }
+    level.child("type").fail(fmt::format("'{}' is not a memory described under tech_param", out.name),
+                             suggestion_hint(out.name, candidates, "memories"));
+  }
+  out.size_bytes = mem.child("size").size_bytes();
+  out.bandwidth_bytes_per_s = *mem.child("bandwidth").bandwidth();
+  out.dynamic_energy_per_bit_j = mem.child("dynamic_energy_per_bit").real();
+  out.latency_s = mem.child("latency").duration_s();
+  out.util = mem.child("util").real();
+  return out;
+}
+
+std::vector<MemoryLevel> read_memory_hierarchy(const Cursor& root) {
+  Cursor tech = root.child("tech_param");
+  Cursor hierarchy = root.child("memory_hierarchy");
+  std::vector<std::string> level_keys = hierarchy.keys();
+  if (level_keys.empty()) hierarchy.fail("no memory levels", "list levels l0 (registers) .. l3 (DRAM), each with type and scope");
+  std::vector<MemoryLevel> levels;
+  std::set<std::string> used;
+  for (std::size_t i = 0; i < level_keys.size(); ++i) {
+    std::string expected = fmt::format("l{}", i);
+    if (std::find(level_keys.begin(), level_keys.end(), expected) == level_keys.end()) {
+      hierarchy.fail(fmt::format("levels must be named l0, l1, ... without gaps; '{}' is missing", expected),
+                     fmt::format("found: {}", fmt::join(level_keys, ", ")));
+    }
+    levels.push_back(read_memory(tech, hierarchy.child(expected)));
+    if (!used.insert(levels.back().name).second) {
+      hierarchy.child(expected).child("type").fail(fmt::format("memory '{}' is used by two levels", levels.back().name), "");
+    }
+  }
+  for (const auto& name : tech.keys()) {
+    if (name != "core" && used.count(name) == 0) {
+      tech.child(name).fail("this memory is not used by any memory_hierarchy level",
+                            "reference it from memory_hierarchy.lN.type or remove it");
+    }
+  }
+  return levels;
+}
+
+ParallelismSpec read_parallelism(const Cursor& p) {
+  ParallelismSpec out;
+  out.auto_search = p.child("auto").boolean();
+  out.tp = p.child("tp").small_integer();
+  out.tp_sp = p.child("tp_sp").boolean();
+  out.cp = p.child("cp").small_integer();
+  out.pp = p.child("pp").small_integer();
+  out.mb = p.child("mb").small_integer();
+  out.dp = p.child("train").child("dp").small_integer();
+  out.ep = p.child("train").child("ep").small_integer();
+  out.tp_ep = p.child("train").child("tp_ep").boolean();
+  out.replica_count = p.child("inference").child("replica_count").small_integer();
+  out.moe_dp = p.child("inference").child("moe_dp").small_integer();
+  out.pp_schedule = p.child("pp_schedule").choice();
+  out.vpp = p.child("vpp").small_integer();
+  if (auto mbs = p.child("micro_batch_size").optional_integer()) out.micro_batch_size = static_cast<int>(*mbs);
+  if (out.vpp > 1 && out.pp_schedule != "interleaved_1f1b") {
+    p.child("vpp").fail(fmt::format("vpp = {} needs pp_schedule: interleaved_1f1b (it is '{}')", out.vpp, out.pp_schedule),
+                        "set parallelism.pp_schedule: interleaved_1f1b or vpp: 1");
+  }
+  return out;
+}
+
+TopologyType topology_from(const std::string& name) {
+  if (name == "Ring") return TopologyType::ring;
+  if (name == "FullyConnected" || name == "FC") return TopologyType::fully_connected;
+  if (name == "Switch") return TopologyType::switch_;
+  if (name == "Torus2D") return TopologyType::torus2d;
+  if (name == "Mesh2D") return TopologyType::mesh2d;
+  return TopologyType::superpod;
+}
+
+CollectiveAlgorithm algorithm_from(const std::string& name) {
+  static const std::pair<const char*, CollectiveAlgorithm> table[] = {
+      {"auto", CollectiveAlgorithm::auto_}, {"ring", CollectiveAlgorithm::ring},
+      {"direct", CollectiveAlgorithm::direct}, {"halvingDoubling", CollectiveAlgorithm::halving_doubling},
+      {"doubleBinaryTree", CollectiveAlgorithm::double_binary_tree}, {"mesh", CollectiveAlgorithm::mesh},
+      {"mesh2d", CollectiveAlgorithm::mesh2d}, {"hypercube", CollectiveAlgorithm::hypercube},
+      {"torus2d", CollectiveAlgorithm::torus2d}};
+  for (const auto& [n, a] : table) {
+    if (name == n) return a;
+  }
+  return CollectiveAlgorithm::auto_;  // unreachable: the registry's choices are this table
+}
+
+constexpr CollectiveOp kOps[] = {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
+                                 CollectiveOp::all_to_all};
+
+// Explicitly written algorithms only: an absent entry means "inherit the default".
+std::map<CollectiveOp, CollectiveAlgorithm> read_algorithms(const Cursor& section) {
+  std::map<CollectiveOp, CollectiveAlgorithm> out;
+  for (auto op : kOps) {
+    Cursor c = section.child(to_string(op));
+    if (c.present()) out[op] = algorithm_from(c.choice());
+  }
+  return out;
+}
+
+Parallelism parallelism_from(const std::string& name) {
+  if (name == "tp") return Parallelism::tp;
+  if (name == "cp") return Parallelism::cp;
+  if (name == "ep") return Parallelism::ep;
+  if (name == "pp") return Parallelism::pp;
+  return Parallelism::dp;
+}
+
+NetworkDimension read_dimension(const Cursor& d) {
+  NetworkDimension out;
+  out.id = d.child("id").string();
+  out.label = d.child("label").string();
+  out.size = d.child("size").dimension_size();
+  Cursor topo = d.child("topology");
+  out.topology = topology_from(topo.child("type").choice());
+  out.bandwidth_bytes_per_s = topo.child("bandwidth").bandwidth_list();
+  out.latency_s = topo.child("latency").duration_s();
+  out.energy_per_bit_j = topo.child("energy_per_bit").real();
+  out.util = topo.child("util").real();
+  out.optimize_2dmap = topo.child("optimize_2dmap").boolean();
+  SuperPodSpec pod;
+  pod.variant = topo.child("superpod_variant").string();
+  pod.leaf_size = topo.child("leaf_size").small_integer();
+  pod.leaf_switches_per_su = topo.child("leaf_switches_per_su").small_integer();
+  pod.spine_switches_per_su = topo.child("spine_switches_per_su").small_integer();
+  if (out.topology == TopologyType::superpod) {
+    if (pod.leaf_size < 1) topo.child("leaf_size").fail("a SuperPOD needs leaf_size >= 1", "GPUs per leaf group, e.g. 32");
+    if (out.bandwidth_bytes_per_s.size() > 2) {
+      topo.child("bandwidth").fail("a SuperPOD takes one bandwidth per level: [leaf, spine]", "");
+    }
+    out.superpod = pod;
+  } else if (out.bandwidth_bytes_per_s.size() != 1) {
+    topo.child("bandwidth").fail(fmt::format("{} takes a single bandwidth", to_string(out.topology)),
+                                 "per-level bandwidth lists are for SuperPOD");
+  }
+  bool two_d = out.topology == TopologyType::torus2d || out.topology == TopologyType::mesh2d;
+  if (out.size.size() > 2 || (out.size.size() == 2 && !two_d)) {
+    d.child("size").fail(fmt::format("a {} dimension takes a single size", to_string(out.topology)),
+                         "[X, Y] shapes are for Torus2D and Mesh2D");
+  }
+  out.collective_override = read_algorithms(d.child("collective_override"));
+  for (const auto& name : d.child("parallelisms").choice_list()) {
+    Parallelism p = parallelism_from(name);
+    if (std::find(out.parallelisms.begin(), out.parallelisms.end(), p) != out.parallelisms.end()) {
+      d.child("parallelisms").fail(fmt::format("'{}' is listed twice", name), "");
+    }
+    out.parallelisms.push_back(p);
+  }
+  return out;
+}
+
+NetworkSpec read_network(const Cursor& n) {
+  NetworkSpec out;
+  Cursor dims = n.child("dimensions");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < dims.list_size(); ++i) {
+    Cursor d = dims.element(i);
+    out.dimensions.push_back(read_dimension(d));
+    const NetworkDimension& dim = out.dimensions.back();
+    if (!ids.insert(dim.id).second) d.child("id").fail(fmt::format("dimension id '{}' is used twice", dim.id), "");
+    for (auto p : dim.parallelisms) {
+      for (std::size_t j = 0; j + 1 < out.dimensions.size(); ++j) {
+        const auto& other = out.dimensions[j].parallelisms;
+        if (std::find(other.begin(), other.end(), p) != other.end()) {
+          d.child("parallelisms").fail(
+              fmt::format("'{}' is already mapped to dimension '{}'", to_string(p), out.dimensions[j].id),
+              "map each parallelism to one dimension");
+        }
+      }
+    }
+  }
+  out.faulty_links = n.child("faulty_links").links();
+  Cursor overlap = n.child("overlap");
+  out.overlap.tp_overlap = overlap.child("tp_overlap").real();
+  out.overlap.tp_sp_overlap = overlap.child("tp_sp_overlap").real();
+  out.overlap.cp_overlap = overlap.child("cp_overlap").real();
+  return out;
+}
+
+ExecutionBackendSpec read_execution(const Cursor& e) {
+  ExecutionBackendSpec out;
+  Cursor astra = e.child("astra");
+  if (e.child("model").choice() == "analytical") {
+    out.mode = ExecutionMode::analytical;
+  } else {
+    std::string mode = astra.child("mode").choice();
+    out.mode = mode == "hybrid"                       ? ExecutionMode::hybrid
+               : mode == "full_astrasim_hierarchical" ? ExecutionMode::full_astrasim_hierarchical
+                                                      : ExecutionMode::full_astrasim_flattened;
+  }
+  (void)astra.child("backend").string();
+  out.collectives = read_algorithms(astra.child("collectives"));
+  Cursor sys = astra.child("sys_options");
+  out.endpoint_delay = sys.child("endpoint_delay").real();
+  out.active_chunks_per_dimension = sys.child("active_chunks_per_dimension").small_integer();
+  out.preferred_dataset_splits = sys.child("preferred_dataset_splits").small_integer();
+  out.collective_arbitration = sys.child("collective_arbitration").string();
+  return out;
+}
+
+}  // namespace
+
+HardwareSpec read_hardware(const Document& doc) {
+  Cursor root(doc);
+  HardwareSpec hw;
+  hw.source = doc.file;
+  hw.sw = read_software(root.child("sw_param"));
+  hw.core = read_core(root.child("tech_param").child("core"));
+  hw.memory = read_memory_hierarchy(root);
+  hw.parallelism = read_parallelism(root.child("parallelism"));
+  hw.network = read_network(root.child("network"));
+  hw.execution = read_execution(root.child("execution_backend"));
+  hw.kvcache_type = root.child("inference").child("kvcache_type").choice();
+  return hw;
+}
+
+}  // namespace rapidllm::config

@@ -1,0 +1,186 @@
+// Settings of a hardware file (RAPID-LLM schema + rapidllm extensions, marked "[rapidllm]").
+#include "config/settings_tables.hpp"
+
+namespace rapidllm::config {
+
+namespace {
+
+constexpr auto H = ConfigFile::hardware;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const std::vector<std::string_view> kAlgorithms = {
+    "auto", "ring", "direct", "halvingDoubling", "doubleBinaryTree", "mesh", "mesh2d", "hypercube", "torus2d"};
+const std::vector<std::string_view> kAsTensorFormat = {"as_tensor_format"};
+
+Setting precision(std::string_view path, std::string_view doc) {
+  return {path, H, ValueKind::precision, "B", "as_tensor_format", doc, {}, 0.0, 8.0, false, kAsTensorFormat};
+}
+
+Setting memory_field(std::string_view path, ValueKind kind, std::string_view unit,
+                     std::optional<std::string_view> def, std::string_view doc, double min = 0.0,
+                     double max = kInf) {
+  return {path, H, kind, unit, def, doc, {}, min, max};
+}
+
+}  // namespace
+
+std::vector<Setting> hardware_settings() {
+  return {
+      // ---- software ----
+      {"sw_param.full_recomputation", H, ValueKind::boolean, "", "false",
+       "recompute every layer's forward during backward (activation checkpointing)"},
+      {"sw_param.kernel_launch_overhead", H, ValueKind::duration, "s", std::nullopt,
+       "host-side cost of launching one kernel", {}, 0.0, 1e-2},
+      {"sw_param.dp_zero_stage", H, ValueKind::integer, "", "0",
+       "ZeRO stage of data parallelism: 0 = DDP, 1 = optimizer, 2 = +gradients, 3 = +parameters", {}, 0, 3},
+      {"sw_param.precision.tensor_format", H, ValueKind::precision, "B", "bf16",
+       "activation / compute format (bytes per element or dtype)", {}, 0.5, 8.0},
+      precision("sw_param.precision.kv_cache", "KV-cache element format"),
+      precision("sw_param.precision.parameters", "model parameter format"),
+      precision("sw_param.precision.gradients", "accumulated gradient format"),
+      precision("sw_param.precision.grad_microbatch", "per-micro-batch gradient format"),
+      precision("sw_param.precision.grad_communication", "gradient collective format"),
+      precision("sw_param.precision.optimizer_states", "optimizer state format (per state)"),
+      precision("sw_param.precision.stats", "normalisation statistics format"),
+      {"sw_param.precision.master_parameters", H, ValueKind::precision, "B", "0",
+       "bytes per parameter of the master weight copy (0 = none)", {}, 0.0, 8.0},
+      {"sw_param.h2d_bandwidth", H, ValueKind::bandwidth, "B/s", "-1",
+       "host-to-device bandwidth; -1 disables host-to-device timing", {}, 0.0, kInf, false, {"-1"}},
+      {"sw_param.const_mem_offset", H, ValueKind::size, "B", "0",
+       "constant per-GPU memory added to the peak (framework reservations)"},
+      {"sw_param.dp_microbatch", H, ValueKind::choice, "", "every_mb",
+       "when data-parallel gradients are synchronised", {"every_mb", "last_mb"}},
+
+      // ---- compute core ----
+      {"tech_param.core.operating_frequency", H, ValueKind::frequency, "Hz", std::nullopt,
+       "sustained SM clock under tensor-core load", {}, 1e6, 1e11},
+      {"tech_param.core.num_bundles", H, ValueKind::integer, "", std::nullopt, "number of SMs", {}, 1, 1e6},
+      {"tech_param.core.nominal_flop_rate_per_mcu", H, ValueKind::real, "FLOP/cycle", std::nullopt,
+       "dense 16-bit FLOP per clock per tensor core", {}, 1e-3, 1e9},
+      {"tech_param.core.nominal_energy_per_flop", H, ValueKind::real, "J", std::nullopt,
+       "dynamic energy of one FLOP", {}, 0.0, 1e-6},
+      {"tech_param.core.num_mcu_per_bundle", H, ValueKind::integer, "", std::nullopt,
+       "tensor cores per SM", {}, 1, 1024},
+      {"tech_param.core.FMA_d1", H, ValueKind::integer, "", std::nullopt,
+       "tensor-core MMA shape d1 (d1 x d2 x d1 per clock)", {}, 1, 1024},
+      {"tech_param.core.FMA_d2", H, ValueKind::integer, "", std::nullopt,
+       "tensor-core MMA shape d2", {}, 1, 1024},
+      {"tech_param.core.dataflow", H, ValueKind::choice, "", "best",
+       "GEMM dataflow: weight/activation/output stationary, or the best of them",
+       {"wst", "ast", "ost", "best"}},
+      {"tech_param.core.util", H, ValueKind::real, "", "1.0",
+       "achievable fraction of the tensor-core peak", {}, 1e-3, 1.0},
+      {"tech_param.core.dtype_flop_scale.fp8", H, ValueKind::real, "", std::nullopt,
+       "[rapidllm] fp8 tensor-core rate relative to 16-bit (absent = fp8 not supported)", {}, 1e-3, 64.0},
+      {"tech_param.core.dtype_flop_scale.fp32", H, ValueKind::real, "", std::nullopt,
+       "[rapidllm] fp32 (TF32 tensor-core or FMA) rate relative to 16-bit (absent = not described)",
+       {}, 1e-3, 64.0},
+
+      // ---- memory levels: tech_param.<memory>, named by memory_hierarchy.<level>.type ----
+      memory_field("tech_param.<memory>.size", ValueKind::size, "B", std::nullopt, "capacity (whole chip)"),
+      memory_field("tech_param.<memory>.bandwidth", ValueKind::bandwidth, "B/s", std::nullopt,
+                   "aggregate bandwidth (whole chip)"),
+      memory_field("tech_param.<memory>.dynamic_energy_per_bit", ValueKind::real, "J/bit", "0",
+                   "energy per bit moved", 0.0, 1e-6),
+      memory_field("tech_param.<memory>.latency", ValueKind::duration, "s", "0", "access latency", 0.0, 1e-2),
+      memory_field("tech_param.<memory>.util", ValueKind::real, "", "1.0",
+                   "achievable fraction of the bandwidth", 1e-3, 1.0),
+      {"memory_hierarchy.<level>.type", H, ValueKind::string, "", std::nullopt,
+       "which tech_param memory this level is (levels l0, l1, ... innermost first)"},
+      {"memory_hierarchy.<level>.scope", H, ValueKind::choice, "", std::nullopt,
+       "sharing scope of the level", {"mcu", "mcu-bundle", "global"}},
+
+      // ---- parallelism ----
+      {"parallelism.auto", H, ValueKind::boolean, "", "false", "let rapidllm choose the parallelism"},
+      {"parallelism.tp", H, ValueKind::integer, "", "1", "tensor-parallel degree", {}, 1, 1e6},
+      {"parallelism.tp_sp", H, ValueKind::boolean, "", "false", "sequence parallelism with TP"},
+      {"parallelism.cp", H, ValueKind::integer, "", "1", "context-parallel degree", {}, 1, 1e6},
+      {"parallelism.pp", H, ValueKind::integer, "", "1", "pipeline stages", {}, 1, 1e6},
+      {"parallelism.mb", H, ValueKind::integer, "", "1", "micro-batches per step", {}, 1, 1e9},
+      {"parallelism.train.dp", H, ValueKind::integer, "", "1", "data-parallel degree", {}, 1, 1e9},
+      {"parallelism.train.ep", H, ValueKind::integer, "", "1", "expert-parallel degree", {}, 1, 1e6},
+      {"parallelism.train.tp_ep", H, ValueKind::boolean, "", "true",
+       "TP also shards experts (else TP and EP apply separately to attention and FFN)"},
+      {"parallelism.inference.replica_count", H, ValueKind::integer, "", "1",
+       "independent model replicas (throughput scaling)", {}, 1, 1e9},
+      {"parallelism.inference.moe_dp", H, ValueKind::integer, "", "1",
+       "inference expert pool expansion (EP = tp x moe_dp)", {}, 1, 1e6},
+      {"parallelism.pp_schedule", H, ValueKind::choice, "", "1f1b", "[rapidllm] pipeline schedule",
+       {"gpipe", "1f1b", "interleaved_1f1b", "zero_bubble", "dualpipe"}},
+      {"parallelism.vpp", H, ValueKind::integer, "", "1", "[rapidllm] virtual pipeline stages per rank", {}, 1, 1024},
+      {"parallelism.micro_batch_size", H, ValueKind::integer, "", "null",
+       "[rapidllm] sequences per micro-batch (default: derived from global batch / (dp x mb))",
+       {}, 1, 1e9, true},
+
+      // ---- network ----
+      {"network.dimensions[].id", H, ValueKind::string, "", std::nullopt, "unique dimension name"},
+      {"network.dimensions[].label", H, ValueKind::string, "", "\"\"", "free-text description"},
+      {"network.dimensions[].size", H, ValueKind::dimension_size, "", "auto",
+       "ranks in this dimension: auto (from the parallelisms mapped here), N, or [X, Y]"},
+      {"network.dimensions[].topology.type", H, ValueKind::choice, "", std::nullopt, "topology",
+       {"Ring", "FullyConnected", "FC", "Switch", "Torus2D", "Mesh2D", "SuperPOD"}},
+      {"network.dimensions[].topology.bandwidth", H, ValueKind::bandwidth_list, "B/s", std::nullopt,
+       "per-GPU bandwidth per direction (SuperPOD: one per level, leaf first)"},
+      {"network.dimensions[].topology.latency", H, ValueKind::duration, "s", std::nullopt,
+       "per-step latency", {}, 0.0, 1.0},
+      {"network.dimensions[].topology.energy_per_bit", H, ValueKind::real, "J/bit", "0",
+       "energy per bit sent", {}, 0.0, 1e-6},
+      {"network.dimensions[].topology.util", H, ValueKind::real, "", "1.0",
+       "achievable fraction of the bandwidth (<= 1: a link cannot beat its rate)", {}, 1e-3, 1.0},
+      {"network.dimensions[].topology.optimize_2dmap", H, ValueKind::boolean, "", "false",
+       "map ranks onto the 2-D shape to minimise hops"},
+      {"network.dimensions[].topology.superpod_variant", H, ValueKind::string, "", "\"\"",
+       "SuperPOD reference architecture (e.g. h100)"},
+      {"network.dimensions[].topology.leaf_size", H, ValueKind::integer, "", "0",
+       "SuperPOD: GPUs per leaf switch group", {}, 0, 1e6},
+      {"network.dimensions[].topology.leaf_switches_per_su", H, ValueKind::integer, "", "0",
+       "SuperPOD: leaf switches per scalable unit", {}, 0, 1e6},
+      {"network.dimensions[].topology.spine_switches_per_su", H, ValueKind::integer, "", "0",
+       "SuperPOD: spine switches per scalable unit", {}, 0, 1e6},
+      {"network.dimensions[].collective_override.all_reduce", H, ValueKind::choice, "", "auto",
+       "all-reduce algorithm on this dimension", kAlgorithms},
+      {"network.dimensions[].collective_override.all_gather", H, ValueKind::choice, "", "auto",
+       "all-gather algorithm on this dimension", kAlgorithms},
+      {"network.dimensions[].collective_override.reduce_scatter", H, ValueKind::choice, "", "auto",
+       "reduce-scatter algorithm on this dimension", kAlgorithms},
+      {"network.dimensions[].collective_override.all_to_all", H, ValueKind::choice, "", "auto",
+       "all-to-all algorithm on this dimension", kAlgorithms},
+      {"network.dimensions[].parallelisms", H, ValueKind::choice_list, "", "[]",
+       "parallelisms whose groups lie in this dimension", {"tp", "cp", "ep", "pp", "dp"}},
+      {"network.faulty_links", H, ValueKind::link_list, "", "[]",
+       "degraded links [src, dst, remaining bandwidth fraction (0 = failed)]"},
+      {"network.overlap.tp_overlap", H, ValueKind::real, "", "0",
+       "fraction of TP communication hidden under compute", {}, 0.0, 1.0},
+      {"network.overlap.tp_sp_overlap", H, ValueKind::real, "", "0",
+       "fraction of TP+SP communication hidden under compute", {}, 0.0, 1.0},
+      {"network.overlap.cp_overlap", H, ValueKind::real, "", "0",
+       "fraction of CP communication hidden under compute", {}, 0.0, 1.0},
+
+      // ---- execution backend ----
+      {"execution_backend.model", H, ValueKind::choice, "", "analytical",
+       "analytical, or astra (event-driven network simulation; see astra.mode)", {"analytical", "astra"}},
+      {"execution_backend.astra.backend", H, ValueKind::string, "", "astra", "network backend name"},
+      {"execution_backend.astra.mode", H, ValueKind::choice, "", "hybrid", "how the network is simulated",
+       {"hybrid", "full_astrasim_hierarchical", "full_astrasim_flattened"}},
+      {"execution_backend.astra.collectives.all_gather", H, ValueKind::choice, "", "auto",
+       "default all-gather algorithm", kAlgorithms},
+      {"execution_backend.astra.collectives.all_reduce", H, ValueKind::choice, "", "auto",
+       "default all-reduce algorithm", kAlgorithms},
+      {"execution_backend.astra.collectives.reduce_scatter", H, ValueKind::choice, "", "auto",
+       "default reduce-scatter algorithm", kAlgorithms},
+      {"execution_backend.astra.collectives.all_to_all", H, ValueKind::choice, "", "auto",
+       "default all-to-all algorithm", kAlgorithms},
+      {"execution_backend.astra.sys_options.endpoint_delay", H, ValueKind::real, "cycles", "0",
+       "per-message endpoint processing delay", {}, 0.0, 1e9},
+      {"execution_backend.astra.sys_options.active_chunks_per_dimension", H, ValueKind::integer, "", "1",
+       "chunks in flight per dimension (pipelining of collectives)", {}, 1, 1e6},
+      {"execution_backend.astra.sys_options.preferred_dataset_splits", H, ValueKind::integer, "", "1",
+       "chunks a collective is split into", {}, 1, 1e6},
+      {"execution_backend.astra.sys_options.collective_arbitration", H, ValueKind::string, "", "\"\"",
+       "how concurrent collectives share a dimension"},
+
+      {"inference.kvcache_type", H, ValueKind::choice, "", "hbm_only", "where the KV cache lives", {"hbm_only"}},
+  };
+}
+
+}  // namespace rapidllm::config

@@ -1,0 +1,93 @@
+// Names of the spec enums as they are spelled in configs and reports, and small
+// accessors of the spec structs.
+#include <string_view>
+
+#include "rapidllm/hardware_spec.hpp"
+#include "rapidllm/model_spec.hpp"
+
+namespace rapidllm {
+
+std::string_view to_string(Parallelism p) {
+  switch (p) {
+    case Parallelism::tp: return "tp";
+    case Parallelism::cp: return "cp";
+    case Parallelism::ep: return "ep";
+    case Parallelism::pp: return "pp";
+    case Parallelism::dp: return "dp";
+  }
+  return "?";
+}
+
+std::string_view to_string(TopologyType t) {
+  switch (t) {
+    case TopologyType::ring: return "Ring";
+    case TopologyType::fully_connected: return "FullyConnected";
+    case TopologyType::switch_: return "Switch";
+    case TopologyType::torus2d: return "Torus2D";
+    case TopologyType::mesh2d: return "Mesh2D";
+    case TopologyType::superpod: return "SuperPOD";
+  }
+  return "?";
+}
+
+std::string_view to_string(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::all_reduce: return "all_reduce";
+    case CollectiveOp::all_gather: return "all_gather";
+    case CollectiveOp::reduce_scatter: return "reduce_scatter";
+    case CollectiveOp::all_to_all: return "all_to_all";
+  }
+  return "?";
+}
+
+std::string_view to_string(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::auto_: return "auto";
+    case CollectiveAlgorithm::ring: return "ring";
+    case CollectiveAlgorithm::direct: return "direct";
+    case CollectiveAlgorithm::halving_doubling: return "halvingDoubling";
+    case CollectiveAlgorithm::double_binary_tree: return "doubleBinaryTree";
+    case CollectiveAlgorithm::mesh: return "mesh";
+    case CollectiveAlgorithm::mesh2d: return "mesh2d";
+    case CollectiveAlgorithm::hypercube: return "hypercube";
+    case CollectiveAlgorithm::torus2d: return "torus2d";
+  }
+  return "?";
+}
+
+std::string_view to_string(ExecutionMode m) {
+  switch (m) {
+    case ExecutionMode::analytical: return "analytical";
+    case ExecutionMode::hybrid: return "hybrid";
+    case ExecutionMode::full_astrasim_hierarchical: return "full_astrasim_hierarchical";
+    case ExecutionMode::full_astrasim_flattened: return "full_astrasim_flattened";
+  }
+  return "?";
+}
+
+std::string_view to_string(ShardAxis axis) { return axis == ShardAxis::row ? "row" : "column"; }
+
+std::string_view to_string(RunType run_type) {
+  return run_type == RunType::training ? "training" : "inference";
+}
+
+std::optional<double> CoreSpec::peak_flops_per_s(DType dtype) const {
+  double scale = 1.0;
+  if (dtype != DType::fp16 && dtype != DType::bf16) {
+    auto it = dtype_flop_scale.find(dtype);
+    if (it == dtype_flop_scale.end()) return std::nullopt;
+    scale = it->second;
+  }
+  return frequency_hz * num_sms * tensor_cores_per_sm * flop_per_cycle_per_tensor_core * scale;
+}
+
+const NetworkDimension* NetworkSpec::dimension_for(Parallelism p) const {
+  for (const auto& d : dimensions) {
+    for (auto q : d.parallelisms) {
+      if (q == p) return &d;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace rapidllm

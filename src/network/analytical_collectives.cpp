@@ -1,0 +1,323 @@
+// Closed-form (alpha-beta) collective times. The formulas and their assumptions are
+// written out in docs/collectives-analytical.md; each function here names the one it uses.
+#include "network/analytical_collectives.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::network {
+namespace {
+
+bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// ceil(log2(n)) for n >= 1: the depth of a binary tree over n ranks.
+int ceil_log2(int n) { return static_cast<int>(std::bit_width(static_cast<unsigned>(n - 1))); }
+
+// The per-rank bandwidth this collective gets on the dimension, derated by util.
+// A SuperPOD group larger than one leaf also crosses the spine, so its per-GPU spine
+// share (bandwidth[1]) caps the rate when it is the lower of the two.
+double effective_bandwidth(const NetworkDimension& dim, int ranks) {
+  if (dim.bandwidth_bytes_per_s.empty() || !(dim.bandwidth_bytes_per_s[0] > 0.0)) {
+    throw InfeasibleError(
+        fmt::format("network dimension '{}': bandwidth must be positive", dim.id));
+  }
+  if (!(dim.util > 0.0)) {
+    throw InfeasibleError(fmt::format("network dimension '{}': util must be positive (got {})",
+                                      dim.id, dim.util));
+  }
+  double bandwidth = dim.bandwidth_bytes_per_s[0];
+  const bool crosses_spine = dim.topology == TopologyType::superpod && dim.superpod &&
+                             dim.superpod->leaf_size > 0 && ranks > dim.superpod->leaf_size &&
+                             dim.bandwidth_bytes_per_s.size() > 1;
+  if (crosses_spine) {
+    const double spine = dim.bandwidth_bytes_per_s[1];
+    if (!(spine > 0.0)) {
+      throw InfeasibleError(
+          fmt::format("network dimension '{}': spine bandwidth must be positive", dim.id));
+    }
+    bandwidth = std::min(bandwidth, spine);
+  }
+  return bandwidth * dim.util;
+}
+
+bool is_switched(TopologyType t) {
+  return t == TopologyType::fully_connected || t == TopologyType::switch_ ||
+         t == TopologyType::superpod;
+}
+
+bool is_two_dimensional(TopologyType t) {
+  return t == TopologyType::torus2d || t == TopologyType::mesh2d;
+}
+
+// What `auto` means on a topology: NCCL's large-message choice on switched fabrics (rings
+// for the reductions and gathers, one-step pairwise exchange for all-to-all); rings
+// elsewhere (on Torus2D/Mesh2D "ring" is the per-axis ring decomposition).
+CollectiveAlgorithm auto_algorithm(CollectiveOp op, TopologyType topology) {
+  if (is_switched(topology) && op == CollectiveOp::all_to_all) return CollectiveAlgorithm::direct;
+  return CollectiveAlgorithm::ring;
+}
+
+// Shared shape of every formula: `steps` latency terms plus `volume` bytes per rank
+// through bandwidth B.
+double alpha_beta(double steps, double alpha, double volume, double bandwidth) {
+  return steps * alpha + volume / bandwidth;
+}
+
+// Ring (and, for all-to-all, pairwise exchange): n-1 steps per pass, each moving S/n.
+double ring_time(CollectiveOp op, int n, double bytes, double bandwidth, double alpha) {
+  if (n <= 1) return 0.0;
+  const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
+  const double steps = static_cast<double>(n - 1);
+  if (op == CollectiveOp::all_reduce) {
+    return alpha_beta(2.0 * steps, alpha, 2.0 * frac * bytes, bandwidth);
+  }
+  return alpha_beta(steps, alpha, frac * bytes, bandwidth);
+}
+
+// The two axes of a 2-D dimension holding n ranks: its configured [a, b] when that holds
+// exactly n, else the most square factorization a <= b of n.
+std::pair<int, int> torus_axes(const NetworkDimension& dim, int n) {
+  if (dim.size.size() == 2 && dim.size[0] >= 1 && dim.size[1] >= 1 &&
+      static_cast<long long>(dim.size[0]) * dim.size[1] == n) {
+    return {dim.size[0], dim.size[1]};
+  }
+  int a = static_cast<int>(std::sqrt(static_cast<double>(n)));
+  while (a > 1 && n % a != 0) --a;
+  return {a, n / a};
+}
+
+// Ring decomposition on a 2-D torus/mesh. The data is split in two halves that run the
+// axis schedule in opposite axis orders at the same time, so each axis ring gets half of
+// the per-GPU bandwidth and carries half of the data; each half's schedule therefore costs
+// what the sequential schedule costs on the whole buffer at full bandwidth (S/2 over B/2).
+double torus_ring_time(CollectiveOp op, int a, int b, double bytes, double bandwidth,
+                       double alpha) {
+  const double half = bytes / 2.0;
+  const double axis_bw = bandwidth / 2.0;
+  // Half 1 goes a-then-b; half 2 goes b-then-a and takes the same time (the formulas are
+  // symmetric in a and b), so the collective takes the time of half 1.
+  switch (op) {
+    case CollectiveOp::all_reduce:
+      // RS along a, all-reduce of the 1/a shard along b, AG along a.
+      return ring_time(CollectiveOp::reduce_scatter, a, half, axis_bw, alpha) +
+             ring_time(CollectiveOp::all_reduce, b, half / a, axis_bw, alpha) +
+             ring_time(CollectiveOp::all_gather, a, half, axis_bw, alpha);
+    case CollectiveOp::all_gather:
+      // Gather along a into S/b, then along b into S.
+      return ring_time(CollectiveOp::all_gather, a, half / b, axis_bw, alpha) +
+             ring_time(CollectiveOp::all_gather, b, half, axis_bw, alpha);
+    case CollectiveOp::reduce_scatter:
+      // Scatter along a into S/a shards, then along b into S/n.
+      return ring_time(CollectiveOp::reduce_scatter, a, half, axis_bw, alpha) +
+             ring_time(CollectiveOp::reduce_scatter, b, half / a, axis_bw, alpha);
+    case CollectiveOp::all_to_all:
+      // Dimension-ordered two-phase exchange: every phase moves the whole buffer.
+      return ring_time(CollectiveOp::all_to_all, a, half, axis_bw, alpha) +
+             ring_time(CollectiveOp::all_to_all, b, half, axis_bw, alpha);
+  }
+  return 0.0;
+}
+
+[[noreturn]] void throw_unsupported(CollectiveAlgorithm algorithm) {
+  throw InfeasibleError(fmt::format(
+      "algorithm {} is not supported by the analytical backend; use auto, ring, direct, "
+      "halvingDoubling or doubleBinaryTree",
+      to_string(algorithm)));
+}
+
+}  // namespace
+
+// `ranks` is unused: the analytical backend follows NCCL's large-message choice at every size.
+CollectiveAlgorithm resolve_algorithm(CollectiveOp op, int /*ranks*/,
+                                      const NetworkDimension& dimension,
+                                      const ExecutionBackendSpec& defaults) {
+  // An explicit entry wins even when it says auto, so a dimension can opt out of a default.
+  CollectiveAlgorithm chosen = CollectiveAlgorithm::auto_;
+  if (auto it = dimension.collective_override.find(op); it != dimension.collective_override.end()) {
+    chosen = it->second;
+  } else if (auto d = defaults.collectives.find(op); d != defaults.collectives.end()) {
+    chosen = d->second;
+  }
+  if (chosen == CollectiveAlgorithm::auto_) chosen = auto_algorithm(op, dimension.topology);
+  return chosen;
+}
+
+CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm, double bytes,
+                                  int ranks, const NetworkDimension& dimension) {
+  if (ranks < 1) {
+    throw InfeasibleError(
+        fmt::format("network dimension '{}': a collective needs at least 1 rank (got {})",
+                    dimension.id, ranks));
+  }
+  if (!(bytes >= 0.0) || !std::isfinite(bytes)) {
+    throw InfeasibleError(fmt::format(
+        "network dimension '{}': collective size must be finite and >= 0 (got {})",
+        dimension.id, bytes));
+  }
+  if (algorithm == CollectiveAlgorithm::auto_) algorithm = auto_algorithm(op, dimension.topology);
+
+  CollectivePhase phase;
+  phase.dimension_id = dimension.id;
+  phase.op = op;
+  phase.algorithm = algorithm;
+  phase.ranks = ranks;
+  phase.bytes = bytes;
+  if (ranks == 1) return phase;  // nothing moves; a lone rank's configuration is not checked
+
+  const double bandwidth = effective_bandwidth(dimension, ranks);
+  const double alpha = dimension.latency_s;
+  if (!(alpha >= 0.0)) {
+    throw InfeasibleError(
+        fmt::format("network dimension '{}': latency must be >= 0 (got {})", dimension.id, alpha));
+  }
+  const int n = ranks;
+  const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
+  const bool reduce = op == CollectiveOp::all_reduce;
+
+  switch (algorithm) {
+    case CollectiveAlgorithm::auto_:  // resolved above
+    case CollectiveAlgorithm::ring:
+      if (is_two_dimensional(dimension.topology)) {
+        const auto [a, b] = torus_axes(dimension, n);
+        phase.time_s = torus_ring_time(op, a, b, bytes, bandwidth, alpha);
+      } else {
+        phase.time_s = ring_time(op, n, bytes, bandwidth, alpha);
+      }
+      break;
+    case CollectiveAlgorithm::direct:
+      // One step to every peer needs a link (or a switch port) to every peer.
+      if (!is_switched(dimension.topology)) {
+        throw InfeasibleError(fmt::format(
+            "algorithm direct needs a FullyConnected, Switch or SuperPOD topology; network "
+            "dimension '{}' is {} (use ring)",
+            dimension.id, to_string(dimension.topology)));
+      }
+      // All-reduce = direct reduce-scatter + direct all-gather: two steps.
+      phase.time_s = alpha_beta(reduce ? 2.0 : 1.0, alpha, (reduce ? 2.0 : 1.0) * frac * bytes,
+                                bandwidth);
+      break;
+    case CollectiveAlgorithm::halving_doubling: {
+      if (op == CollectiveOp::all_to_all) {
+        throw InfeasibleError(fmt::format(
+            "algorithm halvingDoubling has no all_to_all form in the analytical backend "
+            "(network dimension '{}'); use ring or direct",
+            dimension.id));
+      }
+      if (!is_power_of_two(n)) {
+        throw InfeasibleError(fmt::format(
+            "algorithm halvingDoubling needs a power-of-two rank count; network dimension "
+            "'{}' has {} ranks (use ring)",
+            dimension.id, n));
+      }
+      // Rabenseifner: log2(n) halving steps (RS) then log2(n) doubling steps (AG).
+      const double steps = static_cast<double>(ceil_log2(n));
+      phase.time_s = alpha_beta(reduce ? 2.0 * steps : steps, alpha,
+                                (reduce ? 2.0 : 1.0) * frac * bytes, bandwidth);
+      break;
+    }
+    case CollectiveAlgorithm::double_binary_tree:
+      if (!reduce) {
+        throw InfeasibleError(fmt::format(
+            "algorithm doubleBinaryTree only implements all_reduce; {} on network dimension "
+            "'{}' needs ring or direct",
+            to_string(op), dimension.id));
+      }
+      // Pipelined reduce up + broadcast down each tree, half the data per tree: every rank
+      // is interior in one tree and a leaf in the other, so it sends (and receives) 2S in
+      // total; latency is one tree depth up and one down.
+      phase.time_s = alpha_beta(2.0 * static_cast<double>(ceil_log2(n)), alpha, 2.0 * bytes,
+                                bandwidth);
+      break;
+    case CollectiveAlgorithm::mesh:
+    case CollectiveAlgorithm::mesh2d:
+    case CollectiveAlgorithm::hypercube:
+    case CollectiveAlgorithm::torus2d:
+      throw_unsupported(algorithm);
+  }
+  return phase;
+}
+
+CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,
+                                       const std::vector<GroupSpan>& group,
+                                       const ExecutionBackendSpec& defaults) {
+  if (group.empty()) throw InfeasibleError("collective group spans no network dimension");
+  std::vector<GroupSpan> spans;  // the dimensions that hold more than one rank, innermost first
+  long long total = 1;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    const GroupSpan& span = group[i];
+    if (span.dimension == nullptr) {
+      throw InfeasibleError(fmt::format("collective group span {} has no network dimension", i));
+    }
+    if (span.ranks < 1) {
+      throw InfeasibleError(fmt::format(
+          "network dimension '{}': a group needs at least 1 rank (got {})", span.dimension->id,
+          span.ranks));
+    }
+    total *= span.ranks;
+    if (total > INT_MAX) throw InfeasibleError("collective group has more than INT_MAX ranks");
+    if (span.ranks > 1) spans.push_back(span);
+  }
+
+  CollectiveEstimate est;
+  est.op = op;
+  est.bytes = bytes;
+  est.ranks = static_cast<int>(total);
+
+  auto phase = [&](CollectiveOp phase_op, const GroupSpan& span, double phase_bytes) {
+    const auto algorithm = resolve_algorithm(phase_op, span.ranks, *span.dimension, defaults);
+    est.phases.push_back(
+        time_on_dimension(phase_op, algorithm, phase_bytes, span.ranks, *span.dimension));
+  };
+
+  const std::size_t k = spans.size();
+  if (k == 1) {
+    phase(op, spans[0], bytes);
+  } else if (k > 1) {
+    // inner[i] = bytes / (ranks of spans 0..i-1): the buffer left after reducing (or still to
+    // gather) over the dimensions inside span i.
+    std::vector<double> inner(k);
+    inner[0] = bytes;
+    for (std::size_t i = 1; i < k; ++i) inner[i] = inner[i - 1] / spans[i - 1].ranks;
+    switch (op) {
+      case CollectiveOp::all_reduce:
+        for (std::size_t i = 0; i + 1 < k; ++i) {
+          phase(CollectiveOp::reduce_scatter, spans[i], inner[i]);
+        }
+        phase(CollectiveOp::all_reduce, spans[k - 1], inner[k - 1]);
+        for (std::size_t i = k - 1; i-- > 0;) phase(CollectiveOp::all_gather, spans[i], inner[i]);
+        break;
+      case CollectiveOp::reduce_scatter:
+        // Innermost first on the shrinking buffer: the slow outer links see the least data.
+        for (std::size_t i = 0; i < k; ++i) {
+          phase(CollectiveOp::reduce_scatter, spans[i], inner[i]);
+        }
+        break;
+      case CollectiveOp::all_gather:
+        // The mirror image: outermost first on the growing buffer.
+        for (std::size_t i = k; i-- > 0;) phase(CollectiveOp::all_gather, spans[i], inner[i]);
+        break;
+      case CollectiveOp::all_to_all:
+        // Dimension-ordered exchange: each phase forwards the whole buffer along one dimension.
+        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::all_to_all, spans[i], bytes);
+        break;
+    }
+  }
+
+  for (const auto& p : est.phases) est.time_s += p.time_s;
+  if (est.time_s > 0.0) {
+    est.algbw_bytes_per_s = bytes / est.time_s;
+    est.busbw_bytes_per_s = est.algbw_bytes_per_s * bus_bandwidth_factor(op, est.ranks);
+  }
+  return est;
+}
+
+}  // namespace rapidllm::network

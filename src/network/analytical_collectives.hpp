@@ -1,0 +1,32 @@
+// Closed-form (alpha-beta) collective times per network dimension and their hierarchical
+// composition across dimensions. No congestion: each dimension's links are assumed to
+// carry only this collective. The flow-level simulator (later) refines this.
+#pragma once
+
+#include <vector>
+
+#include "rapidllm/collective.hpp"
+#include "rapidllm/hardware_spec.hpp"
+
+namespace rapidllm::network {
+
+// The algorithm used on a dimension: the dimension's collective_override, else the
+// execution_backend default, and `auto` resolved from the topology (as NCCL would).
+[[nodiscard]] CollectiveAlgorithm resolve_algorithm(CollectiveOp op, int ranks,
+                                                    const NetworkDimension& dimension,
+                                                    const ExecutionBackendSpec& defaults);
+
+// One collective of `bytes` (nccl-tests size: the per-rank buffer) among `ranks` peers of
+// one dimension. Throws InfeasibleError for an algorithm the topology cannot run.
+[[nodiscard]] CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm,
+                                                double bytes, int ranks,
+                                                const NetworkDimension& dimension);
+
+// A collective over a group spanning several dimensions (innermost first), composed
+// hierarchically: e.g. all-reduce = reduce-scatter inward-out, all-reduce on the
+// outermost dimension on the shrunken buffer, all-gather back out-in.
+[[nodiscard]] CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,
+                                                     const std::vector<GroupSpan>& group,
+                                                     const ExecutionBackendSpec& defaults);
+
+}  // namespace rapidllm::network

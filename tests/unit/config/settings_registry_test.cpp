@@ -1,0 +1,50 @@
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "config/settings_registry.hpp"
+#include "rapidllm/units.hpp"
+
+namespace rapidllm::config {
+namespace {
+
+TEST(SettingsRegistry, PathsAreUniqueAndDocumented) {
+  std::set<std::string_view> seen;
+  for (const auto& s : all_settings()) {
+    EXPECT_TRUE(seen.insert(s.path).second) << s.path;
+    EXPECT_FALSE(s.doc.empty()) << s.path;
+  }
+}
+
+TEST(SettingsRegistry, ChoiceDefaultsAreAmongTheChoices) {
+  for (const auto& s : all_settings()) {
+    if (s.kind != ValueKind::choice || !s.default_value) continue;
+    bool found = false;
+    for (auto c : s.choices) found = found || c == *s.default_value;
+    EXPECT_TRUE(found) << s.path << " default " << *s.default_value;
+  }
+}
+
+TEST(SettingsRegistry, NumericDefaultsLieInTheirRange) {
+  for (const auto& s : all_settings()) {
+    if ((s.kind != ValueKind::integer && s.kind != ValueKind::real) || !s.default_value) continue;
+    auto v = parse_number(*s.default_value);
+    if (!v) {
+      EXPECT_TRUE(s.nullable) << s.path;
+      continue;
+    }
+    EXPECT_GE(*v, s.min) << s.path;
+    EXPECT_LE(*v, s.max) << s.path;
+  }
+}
+
+TEST(SettingsRegistry, ChildLookupResolvesWildcards) {
+  EXPECT_EQ(child_pattern("tech_param", "core"), "tech_param.core");
+  EXPECT_EQ(child_pattern("tech_param", "HBM3"), "tech_param.<memory>");
+  EXPECT_EQ(child_pattern("parallelism", "bogus"), std::nullopt);
+  EXPECT_TRUE(is_section("network.dimensions[]"));
+  EXPECT_FALSE(is_section("parallelism.tp"));
+}
+
+}  // namespace
+}  // namespace rapidllm::config
