@@ -23,8 +23,9 @@ class GemmTileModel {
   // Best tiling over the whole candidate space.
   [[nodiscard]] GemmEstimate estimate(const GemmShape& shape) const;
 
-  // One given tiling (the search evaluates these; tests use it to pin a tiling).
-  // Throws InfeasibleError if the tiling does not fit in registers/shared memory.
+  // One given tiling (the search evaluates these; tests use it to pin a tiling). Its
+  // ctas_per_sm is recomputed from the device. Throws InfeasibleError if the tiling is
+  // malformed or does not fit in registers/shared memory.
   [[nodiscard]] GemmEstimate evaluate(const GemmShape& shape, const GemmTiling& tiling) const;
 
   // The tilings the search considers for a shape (exposed for tests and docs).

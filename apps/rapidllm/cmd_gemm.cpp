@@ -1,0 +1,55 @@
+// rapidllm gemm --hardware HW.yaml -m M -n N -k K [--dtype bf16] [--tp 8] [--shard-axis row] [--backward]
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "gemm_runner.hpp"
+#include "rapidllm/config.hpp"
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::cli {
+
+namespace {
+struct GemmOptions {
+  std::string hardware;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::string dtype;
+  int tp = 0;  // 0 = as the hardware file says
+  std::string shard_axis = "row";
+  bool backward = false;
+  std::vector<std::string> sets;
+  OutputOptions output;
+};
+}  // namespace
+
+void add_gemm_command(CLI::App& app) {
+  auto o = std::make_shared<GemmOptions>();
+  CLI::App* cmd = app.add_subcommand("gemm", "predict one GEMM C[MxN] = A[MxK] * B[KxN], optionally tensor-parallel");
+  cmd->add_option("--hardware", o->hardware, "hardware YAML (RAPID-LLM schema)")->required();
+  cmd->add_option("-m,--m", o->m, "rows of A and C")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("-n,--n", o->n, "columns of B and C")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("-k,--k", o->k, "reduction dimension")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--dtype", o->dtype, "fp8, fp16, bf16 or fp32 (default: sw_param.precision.tensor_format)")
+      ->check(CLI::IsMember({"fp8", "fp16", "bf16", "fp32"}));
+  cmd->add_option("--tp", o->tp, "tensor-parallel ranks (default: parallelism.tp of the hardware file)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--shard-axis", o->shard_axis, "row (split K) or column (split N)")
+      ->check(CLI::IsMember({"row", "column"}))
+      ->capture_default_str();
+  cmd->add_flag("--backward", o->backward, "also time the two backward GEMMs");
+  add_set_option(*cmd, o->sets);
+  add_output_options(*cmd, o->output);
+  cmd->callback([o] {
+    std::vector<std::string> sets = o->sets;
+    if (o->tp > 0) sets.push_back(fmt::format("parallelism.tp={}", o->tp));
+    HardwareSpec hw = load_hardware(o->hardware, sets);
+    ModelSpec model;
+    model.source = "command line";
+    model.workload = GemmModelSpec{o->m, o->k, o->n, o->backward, o->shard_axis == "row" ? ShardAxis::row : ShardAxis::column};
+    const DType dtype = o->dtype.empty() ? hw.sw.precision.tensor_format.dtype : *parse_dtype(o->dtype);
+    io::write_output(run_gemm(hw, model, dtype, "", o->output), o->output.path);
+  });
+}
+
+}  // namespace rapidllm::cli

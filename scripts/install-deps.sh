@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs rapidllm's build and test dependencies from Debian 12 packages, only those that
+# are missing (idempotent: a second run installs nothing and needs no network).
+set -euo pipefail
+
+packages=(
+  g++ cmake make pkgconf
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "rapidllm: installing Debian packages: ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=sudo
+  else
+    echo "rapidllm: run this as root (or install sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+${SUDO:-} apt-get update -qq
+DEBIAN_FRONTEND=noninteractive ${SUDO:-} apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

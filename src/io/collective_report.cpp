@@ -1,0 +1,53 @@
+#include "io/collective_report.hpp"
+
+#include <fmt/format.h>
+
+#include "io/text_table.hpp"
+
+namespace rapidllm::io {
+
+nlohmann::json collective_report_json(const CollectiveEstimate& e, const std::string& backend,
+                                      const ReportHeader& header) {
+  nlohmann::json out = header_json(header);
+  nlohmann::json phases = nlohmann::json::array();
+  for (const auto& p : e.phases) {
+    phases.push_back({{"dimension", p.dimension_id}, {"op", to_string(p.op)}, {"algorithm", to_string(p.algorithm)},
+                      {"ranks", p.ranks}, {"bytes", p.bytes}, {"time_s", p.time_s}});
+  }
+  out.update({{"run_type", "collective"},
+              {"backend", backend},
+              {"op", to_string(e.op)},
+              {"bytes", e.bytes},
+              {"ranks", e.ranks},
+              {"num_gpus", e.ranks},
+              {"time_s", e.time_s},
+              {"algbw_bytes_per_s", e.algbw_bytes_per_s},
+              {"busbw_bytes_per_s", e.busbw_bytes_per_s},
+              {"phases", phases}});
+  return out;
+}
+
+std::string collective_report_table(const CollectiveEstimate& e, const std::string& backend,
+                                    const ReportHeader& header) {
+  std::string out = header_line(header);
+  out += fmt::format("{} of {} on {} ranks ({} backend)\n\n", to_string(e.op), human_bytes(e.bytes), e.ranks, backend);
+  TextTable t({"phase", "dimension", "op", "algorithm", "ranks", "bytes", "time"});
+  int i = 0;
+  for (const auto& p : e.phases) {
+    t.add_row({std::to_string(++i), p.dimension_id, std::string(to_string(p.op)), std::string(to_string(p.algorithm)),
+               std::to_string(p.ranks), human_bytes(p.bytes), human_seconds(p.time_s)});
+  }
+  out += t.render();
+  out += fmt::format("\ntime   {}\nalgbw  {}\nbusbw  {}\n", human_seconds(e.time_s), human_rate(e.algbw_bytes_per_s, "B"),
+                     human_rate(e.busbw_bytes_per_s, "B"));
+  return out;
+}
+
+std::string collective_report_csv(const CollectiveEstimate& e, const std::string& backend) {
+  TextTable t({"backend", "op", "bytes", "ranks", "time_s", "algbw_bytes_per_s", "busbw_bytes_per_s"});
+  t.add_row({backend, std::string(to_string(e.op)), csv_number(e.bytes), std::to_string(e.ranks), csv_number(e.time_s),
+             csv_number(e.algbw_bytes_per_s), csv_number(e.busbw_bytes_per_s)});
+  return t.csv();
+}
+
+}  // namespace rapidllm::io

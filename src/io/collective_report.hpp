@@ -1,0 +1,19 @@
+// Reports of one collective estimate (nccl-tests vocabulary: size, algbw, busbw).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "io/report_header.hpp"
+#include "rapidllm/collective.hpp"
+
+namespace rapidllm::io {
+
+[[nodiscard]] nlohmann::json collective_report_json(const CollectiveEstimate& e, const std::string& backend,
+                                                    const ReportHeader& header);
+[[nodiscard]] std::string collective_report_table(const CollectiveEstimate& e, const std::string& backend,
+                                                  const ReportHeader& header);
+[[nodiscard]] std::string collective_report_csv(const CollectiveEstimate& e, const std::string& backend);
+
+}  // namespace rapidllm::io

@@ -1,0 +1,141 @@
+#include "io/gemm_report.hpp"
+
+#include <fmt/format.h>
+
+#include "io/text_table.hpp"
+
+namespace rapidllm::io {
+
+namespace {
+
+using nlohmann::json;
+
+json estimate_json(const GemmEstimate& e) {
+  json traffic = json::array();
+  for (const auto& t : e.traffic) traffic.push_back({{"level", t.level}, {"bytes", t.bytes}, {"time_s", t.time_s}});
+  const auto& t = e.tiling;
+  return {{"shape", {{"m", e.shape.m}, {"n", e.shape.n}, {"k", e.shape.k}, {"batch", e.shape.batch}}},
+          {"time_s", e.time_s},
+          {"flops", e.flops},
+          {"achieved_flops_per_s", e.achieved_flops_per_s()},
+          {"launch_overhead_s", e.launch_overhead_s},
+          {"bound_by", e.bound_by},
+          {"tiles", e.tiles},
+          {"waves", e.waves},
+          {"wave_efficiency", e.wave_efficiency},
+          {"tiling",
+           {{"block_m", t.block_m}, {"block_n", t.block_n}, {"block_k", t.block_k}, {"warp_m", t.warp_m},
+            {"warp_n", t.warp_n}, {"split_k", t.split_k}, {"stages", t.stages}, {"ctas_per_sm", t.ctas_per_sm}}},
+          {"traffic", traffic}};
+}
+
+json collective_json(const GemmCollectiveResult& c) {
+  json phases = json::array();
+  for (const auto& ph : c.estimate.phases) {
+    phases.push_back({{"dimension", ph.dimension_id}, {"op", to_string(ph.op)}, {"algorithm", to_string(ph.algorithm)},
+                      {"ranks", ph.ranks}, {"bytes", ph.bytes}, {"time_s", ph.time_s}});
+  }
+  return {{"tensor", c.tensor},
+          {"op", to_string(c.estimate.op)},
+          {"bytes", c.estimate.bytes},
+          {"ranks", c.estimate.ranks},
+          {"before_gemm", c.before_gemm},
+          {"time_s", c.estimate.time_s},
+          {"exposed_time_s", c.exposed_time_s},
+          {"busbw_bytes_per_s", c.estimate.busbw_bytes_per_s},
+          {"phases", phases}};
+}
+
+std::string tile_text(const GemmTiling& t) {
+  std::string s = fmt::format("{}x{}x{}", t.block_m, t.block_n, t.block_k);
+  if (t.split_k > 1) s += fmt::format(" split-k {}", t.split_k);
+  return s;
+}
+
+}  // namespace
+
+json gemm_report_json(const GemmPrediction& p, const ReportHeader& header) {
+  json out = header_json(header);
+  json passes = json::array();
+  for (const auto& pass : p.passes) {
+    json collectives = json::array();
+    for (const auto& c : pass.collectives) collectives.push_back(collective_json(c));
+    passes.push_back({{"name", pass.name},
+                      {"time_s", pass.time_s},
+                      {"communication_time_s", pass.communication_time_s},
+                      {"exposed_communication_time_s", pass.exposed_communication_time_s},
+                      {"compute", estimate_json(pass.compute)},
+                      {"collectives", collectives}});
+  }
+  json memory_energy = json::object();
+  for (const auto& [name, j] : p.energy.memory_j) memory_energy[name] = j;
+  out.update({{"run_type", "gemm"},
+              {"m", p.spec.m},
+              {"n", p.spec.n},
+              {"k", p.spec.k},
+              {"backward", p.spec.backward},
+              {"shard_axis", to_string(p.spec.shard_axis)},
+              {"dtype", dtype_name(p.dtype)},
+              {"num_gpus", p.tp},
+              {"tp", p.tp},
+              {"tp_sp", p.tp_sp},
+              {"network_dimension", p.network_dimension},
+              {"time_s", p.time_s},
+              {"compute_time_s", p.compute_time_s},
+              {"exposed_communication_time_s", p.exposed_communication_time_s},
+              {"flops", p.flops},
+              {"achieved_flops_per_s", p.achieved_flops_per_s},
+              {"achieved_flops_per_s_per_gpu", p.achieved_flops_per_s / p.tp},
+              {"peak_flops_per_s_per_gpu", p.peak_flops_per_s_per_gpu},
+              {"peak_memory_bytes", p.peak_memory_bytes},
+              {"fits_in_memory", p.fits_in_memory},
+              {"dynamic_energy_j",
+               {{"total", p.energy.total_j}, {"compute", p.energy.compute_j}, {"memory", memory_energy},
+                {"network", p.energy.network_j}}},
+              {"passes", passes}});
+  return out;
+}
+
+std::string gemm_report_table(const GemmPrediction& p, const ReportHeader& header) {
+  std::string out = header_line(header);
+  out += fmt::format("GEMM {}x{}x{} (M x N x K), {}, tp={}{}, shard axis {}\n\n", p.spec.m, p.spec.n, p.spec.k,
+                     dtype_name(p.dtype), p.tp, p.tp_sp ? " +SP" : "", to_string(p.spec.shard_axis));
+  TextTable passes({"pass", "local M x N x K", "time", "compute", "exposed comm", "bound by", "tile", "waves",
+                    "TFLOP/s/GPU"});
+  for (const auto& pass : p.passes) {
+    const auto& e = pass.compute;
+    passes.add_row({pass.name, fmt::format("{}x{}x{}", e.shape.m, e.shape.n, e.shape.k), human_seconds(pass.time_s),
+                    human_seconds(e.time_s), human_seconds(pass.exposed_communication_time_s), e.bound_by,
+                    tile_text(e.tiling), fmt::format("{:.2f}", e.waves),
+                    fmt::format("{:.1f}", e.achieved_flops_per_s() / 1e12)});
+  }
+  out += passes.render();
+  out += fmt::format("\ntotal time      {}\n", human_seconds(p.time_s));
+  out += fmt::format("achieved        {} over {} GPU(s) ({:.1f}% of the {} dense peak per GPU)\n",
+                     human_rate(p.achieved_flops_per_s, "FLOP"), p.tp,
+                     100.0 * p.achieved_flops_per_s / p.tp / p.peak_flops_per_s_per_gpu,
+                     human_rate(p.peak_flops_per_s_per_gpu, "FLOP"));
+  out += fmt::format("memory per GPU  {} ({})\n", human_bytes(p.peak_memory_bytes),
+                     p.fits_in_memory ? "fits" : "DOES NOT FIT");
+  out += fmt::format("dynamic energy  {:.4g} J\n", p.energy.total_j);
+  return out;
+}
+
+std::string gemm_report_csv(const GemmPrediction& p) {
+  TextTable t({"pass", "m", "n", "k", "time_s", "compute_time_s", "exposed_communication_time_s", "flops",
+               "achieved_flops_per_s", "bound_by", "block_m", "block_n", "block_k", "split_k", "waves"});
+  for (const auto& pass : p.passes) {
+    const auto& e = pass.compute;
+    t.add_row({pass.name, std::to_string(e.shape.m), std::to_string(e.shape.n), std::to_string(e.shape.k),
+               csv_number(pass.time_s), csv_number(e.time_s), csv_number(pass.exposed_communication_time_s),
+               csv_number(e.flops * p.tp), csv_number(e.flops * p.tp / pass.time_s), e.bound_by,
+               std::to_string(e.tiling.block_m), std::to_string(e.tiling.block_n), std::to_string(e.tiling.block_k),
+               std::to_string(e.tiling.split_k), csv_number(e.waves)});
+  }
+  t.add_row({"total", std::to_string(p.spec.m), std::to_string(p.spec.n), std::to_string(p.spec.k),
+             csv_number(p.time_s), csv_number(p.compute_time_s), csv_number(p.exposed_communication_time_s),
+             csv_number(p.flops), csv_number(p.achieved_flops_per_s), "", "", "", "", "", ""});
+  return t.csv();
+}
+
+}  // namespace rapidllm::io

@@ -1,0 +1,185 @@
+// The command-line contract (DESIGN.md): JSON fields, exit codes 0/1/2, stdout vs stderr,
+// and -o files that are never half-written.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "rapidllm/config.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CliRun rapidllm(const std::string& args) {
+  // Unique per test and call: ctest runs tests of this binary in parallel.
+  static int calls = 0;
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string stem = fs::temp_directory_path() / (std::string("rapidllm_cli_") + info->name() + "_" + std::to_string(++calls));
+  const fs::path out = stem + ".out";
+  const fs::path err = stem + ".err";
+  const std::string cmd = std::string("cd ") + RAPIDLLM_SOURCE_DIR + " && " + RAPIDLLM_CLI_PATH + " " + args + " >" +
+                          out.string() + " 2>" + err.string() + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  CliRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+const std::string kH100 = "--hardware configs/hardware/H100_SXM5_80GB.yaml";
+const std::string kA100Ref = "--hardware tests/data/rapid-llm-reference/hardware/a100_80GB.yaml";
+const std::string kGemmRef = "--model tests/data/rapid-llm-reference/model/GEMM.yaml";
+
+TEST(Cli, PredictGemmJsonHasTheContractFields) {
+  CliRun r = rapidllm("predict " + kH100 + " --model configs/examples/gemm_8192_bf16.yaml --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"schema_version", "version", "config_hash", "run_type", "num_gpus", "time_s", "flops",
+                          "achieved_flops_per_s", "peak_memory_bytes", "fits_in_memory", "passes"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["num_gpus"], 1);
+  EXPECT_DOUBLE_EQ(j["flops"].get<double>(), 2.0 * 8192 * 8192 * 8192);
+  EXPECT_NEAR(j["achieved_flops_per_s"].get<double>(), j["flops"].get<double>() / j["time_s"].get<double>(), 1.0);
+  const auto& compute = j["passes"][0]["compute"];
+  EXPECT_EQ(compute["traffic"].size(), 5u);  // four memory levels and the tensor-core roof
+  EXPECT_GT(compute["tiling"]["block_m"].get<int>(), 0);
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(Cli, ReferenceGemmWithTensorParallelism) {
+  // a100_80GB.yaml: tp = 2 with tp_sp on a 50 GB (binary) ring; GEMM.yaml shards K by rows,
+  // so the partial C is reduce-scattered (sequence parallel) instead of all-reduced.
+  CliRun r = rapidllm("predict " + kA100Ref + " " + kGemmRef + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["num_gpus"], 2);
+  EXPECT_EQ(j["passes"].size(), 3u);
+  EXPECT_EQ(j["passes"][0]["compute"]["shape"]["k"], 524288 / 2);
+  EXPECT_EQ(j["passes"][0]["collectives"][0]["op"], "reduce_scatter");
+  EXPECT_EQ(j["passes"][1]["collectives"][0]["op"], "all_gather");  // dC gathered for backward
+}
+
+TEST(Cli, OutputIsDeterministic) {
+  const std::string args = "gemm " + kH100 + " -m 4096 -n 4096 -k 4096 --tp 8 --backward --format json";
+  CliRun a = rapidllm(args);
+  CliRun b = rapidllm(args);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(Cli, TableAndCsvFormats) {
+  CliRun table = rapidllm("gemm " + kH100 + " -m 8192 -n 8192 -k 8192");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("TFLOP/s"));
+  CliRun csv = rapidllm("gemm " + kH100 + " -m 8192 -n 8192 -k 8192 --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_THAT(csv.out, HasSubstr("pass,m,n,k,time_s"));
+  EXPECT_THAT(csv.out, HasSubstr("\ntotal,"));
+}
+
+TEST(Cli, CollectiveMatchesTheRingFormula) {
+  CliRun r = rapidllm("collective " + kH100 + " --op all_reduce --bytes 1GiB --ranks 8 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const double s = 1073741824.0;
+  const double expected = 2.0 * 7 / 8 * s / 450e9 + 14 * 0.93e-6;  // NVSwitch ring
+  EXPECT_NEAR(j["time_s"].get<double>(), expected, 1e-12);
+  EXPECT_NEAR(j["busbw_bytes_per_s"].get<double>(), s / expected * 2 * 7 / 8, 1.0);
+  EXPECT_NEAR(j["algbw_bytes_per_s"].get<double>(), s / expected, 1.0);
+}
+
+TEST(Cli, CollectiveAcrossNodesIsHierarchical) {
+  CliRun r = rapidllm("collective " + kH100 + " --op all_reduce --bytes 1GiB --ranks 64 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["phases"].size(), 3u);  // reduce-scatter in the node, all-reduce across, all-gather back
+  EXPECT_EQ(j["phases"][1]["dimension"], "infiniband");
+}
+
+TEST(Cli, ConfigListCoversTheRegistry) {
+  CliRun r = rapidllm("config list --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.size(), rapidllm::list_settings().size());
+  CliRun model_only = rapidllm("config list --file model --format csv");
+  EXPECT_THAT(model_only.out, HasSubstr("model_param.hidden_dim"));
+  EXPECT_THAT(model_only.out, ::testing::Not(HasSubstr("tech_param")));
+}
+
+TEST(Cli, ConfigErrorsExitWithTwoAndNameTheKey) {
+  CliRun missing = rapidllm("predict --hardware nope.yaml " + kGemmRef);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("no such file"));
+  CliRun bad_set = rapidllm("predict " + kH100 + " " + kGemmRef + " --set parallelism.tpp=2");
+  EXPECT_EQ(bad_set.exit_code, 2);
+  EXPECT_THAT(bad_set.err, HasSubstr("did you mean 'tp'?"));
+  CliRun bad_value = rapidllm("predict " + kH100 + " " + kGemmRef + " --set model_param.M=-5");
+  EXPECT_EQ(bad_value.exit_code, 2);
+  EXPECT_THAT(bad_value.err, HasSubstr("model_param.M"));
+  CliRun llm = rapidllm("predict " + kH100 + " --model tests/data/rapid-llm-reference/model/Llama2-7B.yaml");
+  EXPECT_EQ(llm.exit_code, 2);
+  EXPECT_THAT(llm.err, HasSubstr("model_param.mode"));
+  EXPECT_TRUE(llm.out.empty());
+}
+
+TEST(Cli, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(rapidllm("").exit_code, 2);
+  EXPECT_EQ(rapidllm("predict " + kH100).exit_code, 2);  // --model missing
+  EXPECT_EQ(rapidllm("gemm " + kH100 + " -m 8 -n 8 -k 8 --format yaml").exit_code, 2);
+  CliRun bytes = rapidllm("collective " + kH100 + " --op all_reduce --bytes lots --ranks 8");
+  EXPECT_EQ(bytes.exit_code, 2);
+  EXPECT_THAT(bytes.err, HasSubstr("1GiB"));
+}
+
+TEST(Cli, InfeasibleScenariosExitWithOne) {
+  CliRun tp = rapidllm("gemm " + kH100 + " -m 4096 -n 4096 -k 4096 --tp 3");
+  EXPECT_EQ(tp.exit_code, 1);
+  EXPECT_THAT(tp.err, HasSubstr("not divisible by tp = 3"));
+  CliRun ranks = rapidllm("collective " + kH100 + " --op all_gather --bytes 1MiB --ranks 12");
+  EXPECT_EQ(ranks.exit_code, 1);
+  CliRun dtype = rapidllm("gemm " + kA100Ref + " -m 64 -n 64 -k 64 --dtype fp8");
+  EXPECT_EQ(dtype.exit_code, 1);
+  EXPECT_THAT(dtype.err, HasSubstr("dtype_flop_scale"));
+}
+
+TEST(Cli, OutputFileIsWrittenWholeOrNotAtAll) {
+  const fs::path good = fs::temp_directory_path() / "rapidllm_cli_good.json";
+  const fs::path bad = fs::temp_directory_path() / "rapidllm_cli_bad.json";
+  fs::remove(good);
+  fs::remove(bad);
+  CliRun ok = rapidllm("gemm " + kH100 + " -m 256 -n 256 -k 256 --format json -o " + good.string());
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(ok.out.empty());
+  EXPECT_TRUE(nlohmann::json::accept(slurp(good)));
+  CliRun fail = rapidllm("gemm " + kH100 + " -m 256 -n 256 -k 255 --tp 2 --format json -o " + bad.string());
+  EXPECT_EQ(fail.exit_code, 1);
+  EXPECT_FALSE(fs::exists(bad));
+  fs::remove(good);
+}
+
+}  // namespace
