@@ -9,7 +9,7 @@
 
 #include "compute/gemm_cache.hpp"
 #include "compute/gemm_tile_model.hpp"
-#include "test_devices.hpp"
+#include "rapidllm/config.hpp"
 
 namespace {
 
@@ -32,16 +32,27 @@ constexpr std::array<NamedShape, 5> kShapes{{
     {"splitk_256x256x65536", {256, 256, 65536, 1}},
 }};
 
+// The shipped device configs: the A100 searches warp tiles only, the H100 also warpgroup
+// tiles and thread-block clusters (a larger candidate set).
+constexpr std::array<const char*, 2> kDevices{"A100_SXM4_80GB", "H100_SXM5_80GB"};
+
+rapidllm::HardwareSpec device(std::int64_t index) {
+  return rapidllm::load_hardware(std::string(RAPIDLLM_SOURCE_DIR) + "/configs/hardware/" +
+                                 kDevices.at(static_cast<std::size_t>(index)) + ".yaml");
+}
+
 void BM_GemmEstimateUncached(benchmark::State& state) {
-  const GemmTileModel model(rapidllm::test::a100(), DType::bf16);
-  const NamedShape& s = kShapes.at(static_cast<std::size_t>(state.range(0)));
-  state.SetLabel(s.name);
+  const GemmTileModel model(device(state.range(0)), DType::bf16);
+  const NamedShape& s = kShapes.at(static_cast<std::size_t>(state.range(1)));
+  state.SetLabel(std::string(kDevices.at(static_cast<std::size_t>(state.range(0)))) + " " + s.name);
   for (auto _ : state) {
     benchmark::DoNotOptimize(model.estimate(s.shape));
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_GemmEstimateUncached)->DenseRange(0, kShapes.size() - 1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GemmEstimateUncached)
+    ->ArgsProduct({{0, 1}, benchmark::CreateDenseRange(0, kShapes.size() - 1, 1)})
+    ->Unit(benchmark::kMicrosecond);
 
 // 30 distinct shapes: a transformer layer's forward and weight-gradient GEMMs at five
 // token counts.
@@ -59,7 +70,7 @@ std::vector<GemmShape> rotating_shapes() {
 }
 
 void BM_GemmEstimateCached(benchmark::State& state) {
-  CachedGemmModel cache(GemmTileModel(rapidllm::test::a100(), DType::bf16));
+  CachedGemmModel cache(GemmTileModel(device(1), DType::bf16));
   const std::vector<GemmShape> shapes = rotating_shapes();
   for (const GemmShape& s : shapes) (void)cache.estimate(s);  // warm: measure look-ups only
   std::size_t i = 0;

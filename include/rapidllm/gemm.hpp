@@ -32,6 +32,10 @@ struct GemmTiling {
   int split_k = 1;
   int ctas_per_sm = 1;  // resident CTAs per SM allowed by registers and shared memory
   int stages = 2;       // software-pipeline depth of the shared-memory buffers
+  // Thread-block cluster: cluster_n CTAs along N share each A tile and cluster_m CTAs
+  // along M share each B tile, which then crosses L2 once per cluster (multicast).
+  int cluster_m = 1;
+  int cluster_n = 1;
 };
 
 // Bytes moved into one memory level and the time that level alone would need.

@@ -52,6 +52,12 @@ struct CoreSpec {
   int fma_d1 = 0;  // tensor-core MMA shape: d1 x d2 x d1 per clock
   int fma_d2 = 0;
   std::string dataflow = "best";
+  // Threads that issue one tensor-core MMA together and share its operands: a warp (32,
+  // mma.sync up to Ampere) or a warpgroup (128, Hopper's wgmma).
+  int mma_threads = 32;
+  // Most CTAs of a thread-block cluster that receive one operand tile by multicast from L2
+  // (Hopper TMA multicast); 1 = no clusters (Ampere and earlier).
+  int max_cluster_size = 1;
   double util = 1.0;  // achievable fraction of the tensor-core peak
   // Throughput of each dtype relative to the 16-bit rate above (fp16/bf16 are 1 by
   // definition). A dtype missing here is not described by the hardware config.

@@ -16,7 +16,8 @@ namespace {
 
 // ---- Search space -----------------------------------------------------------------
 constexpr std::array<int, 5> kBlockSizes{16, 32, 64, 128, 256};
-constexpr std::array<int, 4> kWarpSizes{16, 32, 64, 128};
+// Tile of one MMA issue group (a warp, or a Hopper warpgroup: wgmma N goes up to 256).
+constexpr std::array<int, 5> kWarpSizes{16, 32, 64, 128, 256};
 constexpr std::array<int, 6> kSplitKs{1, 2, 4, 8, 16, 32};
 // K-steps for 2-byte elements; scaled by 2/element_bytes so a k-slab row holds the same
 // bytes (64, 128 or 256) for every dtype.
@@ -42,14 +43,18 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
 double as_double(std::int64_t v) { return static_cast<double>(v); }
 
-int warps_per_cta(const GemmTiling& t) { return (t.block_m / t.warp_m) * (t.block_n / t.warp_n); }
+// An MMA issue group of `group_warps` warps owns each warp_m x warp_n tile.
+int warps_per_cta(const GemmTiling& t, int group_warps) {
+  return (t.block_m / t.warp_m) * (t.block_n / t.warp_n) * group_warps;
+}
 
-// Per-thread registers of one warp tile: fp32 accumulators plus double-buffered A and B
-// fragments for one MMA k-step. Must stay within the 255-register thread limit.
-double registers_per_thread(int warp_m, int warp_n, int mma_k, double element_bytes) {
+// Per-thread registers of one MMA group's tile: fp32 accumulators plus double-buffered A
+// and B fragments for one MMA k-step, spread over the group's threads. Must stay within
+// the 255-register thread limit.
+double registers_per_thread(int warp_m, int warp_n, int mma_k, double element_bytes, int group_warps) {
   const double accumulators = static_cast<double>(warp_m) * warp_n * kAccumulatorBytes;
   const double fragments = static_cast<double>(warp_m + warp_n) * mma_k * element_bytes * 2.0;
-  return (accumulators + fragments) / (kThreadsPerWarp * kRegisterBytes);
+  return (accumulators + fragments) / (kThreadsPerWarp * group_warps * kRegisterBytes);
 }
 
 void check_shape(const GemmShape& s) {
@@ -61,7 +66,7 @@ void check_shape(const GemmShape& s) {
   }
 }
 
-void check_well_formed(const GemmTiling& t) {
+void check_well_formed(const GemmTiling& t, int group_warps) {
   const bool positive = t.block_m > 0 && t.block_n > 0 && t.block_k > 0 && t.warp_m > 0 &&
                         t.warp_n > 0 && t.split_k > 0 && t.stages > 0;
   if (!positive || t.block_m % t.warp_m != 0 || t.block_n % t.warp_n != 0) {
@@ -70,10 +75,10 @@ void check_well_formed(const GemmTiling& t) {
         "sizes must be positive and the warp tile must divide the CTA tile",
         t.block_m, t.block_n, t.block_k, t.warp_m, t.warp_n, t.split_k, t.stages));
   }
-  if (warps_per_cta(t) > kMaxWarpsPerCta) {
+  if (warps_per_cta(t, group_warps) > kMaxWarpsPerCta) {
     throw InfeasibleError(fmt::format("GEMM tiling {}x{} with warp tile {}x{} needs {} warps; a "
                                       "CTA holds at most {}",
-                                      t.block_m, t.block_n, t.warp_m, t.warp_n, warps_per_cta(t),
+                                      t.block_m, t.block_n, t.warp_m, t.warp_n, warps_per_cta(t, group_warps),
                                       kMaxWarpsPerCta));
   }
 }
@@ -93,7 +98,7 @@ struct WarpChoices {
 // tensor core; any other warp tile reads more and differs from these only by a few
 // fragment registers of occupancy.
 WarpChoices choose_warp_tiles(int bm, int bn, int mma_m, int mma_n, int mma_k,
-                              double element_bytes, int tensor_cores_per_sm) {
+                              double element_bytes, int tensor_cores_per_sm, int group_warps) {
   WarpTile best_any;
   WarpTile best_fed;
   const auto better = [](const WarpTile& w, const WarpTile& cur) {
@@ -110,9 +115,9 @@ WarpChoices choose_warp_tiles(int bm, int bn, int mma_m, int mma_n, int mma_k,
   for (int wm : kWarpSizes) {
     for (int wn : kWarpSizes) {
       if (bm % wm != 0 || bn % wn != 0 || wm < mma_m || wn < mma_n) continue;
-      const int warps = (bm / wm) * (bn / wn);
+      const int warps = (bm / wm) * (bn / wn) * group_warps;
       if (warps > kMaxWarpsPerCta ||
-          registers_per_thread(wm, wn, mma_k, element_bytes) > kMaxRegistersPerThread) {
+          registers_per_thread(wm, wn, mma_k, element_bytes, group_warps) > kMaxRegistersPerThread) {
         continue;
       }
       const WarpTile w{wm, wn};
@@ -141,8 +146,17 @@ int preferred_block_k(int bm, int bn, const std::array<int, 3>& block_ks, double
 
 // Deterministic order for ties between equally fast tilings.
 auto tiling_key(const GemmTiling& t) {
-  return std::tie(t.block_m, t.block_n, t.block_k, t.warp_m, t.warp_n, t.split_k, t.stages);
+  return std::tie(t.block_m, t.block_n, t.block_k, t.warp_m, t.warp_n, t.split_k, t.stages, t.cluster_m,
+                  t.cluster_n);
 }
+
+// Cluster shapes CUTLASS's Hopper kernels use; larger ones add little beyond 2x2 because
+// a tile crossing L2 once per cluster already divides the stream by the cluster extent.
+struct ClusterShape {
+  int m;
+  int n;
+};
+constexpr std::array<ClusterShape, 4> kClusterShapes{{{1, 1}, {2, 1}, {1, 2}, {2, 2}}};
 
 }  // namespace
 
@@ -177,6 +191,11 @@ GemmTileModel::GemmTileModel(const HardwareSpec& hardware, DType dtype) : dtype_
   }
 
   tensor_cores_per_sm_ = core.tensor_cores_per_sm;
+  if (core.mma_threads < 32 || core.mma_threads % 32 != 0) {
+    throw InfeasibleError(fmt::format("tech_param.core.mma_threads = {} must be a multiple of 32", core.mma_threads));
+  }
+  group_warps_ = core.mma_threads / 32;
+  max_cluster_size_ = std::max(1, core.max_cluster_size);
   peak_flops_per_s_ = *peak * core.util;
   launch_overhead_s_ = hardware.sw.kernel_launch_overhead_s;
   num_sms_ = core.num_sms;
@@ -205,10 +224,24 @@ GemmTileModel::GemmTileModel(const HardwareSpec& hardware, DType dtype) : dtype_
   dram_name_ = dram.name;
 }
 
+void GemmTileModel::check_cluster(const GemmShape& shape, const GemmTiling& t) const {
+  if (t.cluster_m < 1 || t.cluster_n < 1 || t.cluster_m * t.cluster_n > max_cluster_size_) {
+    throw InfeasibleError(fmt::format("cluster {}x{} is not allowed: this device groups at most {} CTA(s) per "
+                                      "cluster (tech_param.core.max_cluster_size)",
+                                      t.cluster_m, t.cluster_n, max_cluster_size_));
+  }
+  const std::int64_t tiles_m = ceil_div(round_up(shape.m, mma_m_), t.block_m);
+  const std::int64_t tiles_n = ceil_div(round_up(shape.n, mma_n_), t.block_n);
+  if (tiles_m % t.cluster_m != 0 || tiles_n % t.cluster_n != 0) {
+    throw InfeasibleError(fmt::format("the {}x{} CTA grid is not a multiple of the {}x{} cluster", tiles_m, tiles_n,
+                                      t.cluster_m, t.cluster_n));
+  }
+}
+
 int GemmTileModel::fit_ctas_per_sm(const GemmTiling& t, std::string* why_not) const {
   const double eb = element_bytes_;
-  const int warps = warps_per_cta(t);
-  const double per_thread = registers_per_thread(t.warp_m, t.warp_n, mma_k_, eb);
+  const int warps = warps_per_cta(t, group_warps_);
+  const double per_thread = registers_per_thread(t.warp_m, t.warp_n, mma_k_, eb, group_warps_);
   // The pipeline keeps `stages` k-slabs of A and B in shared memory.
   const double smem = static_cast<double>(t.stages) * (t.block_m + t.block_n) * t.block_k * eb;
   // Accumulators stay resident in registers for the whole K loop.
@@ -266,7 +299,7 @@ GemmTileModel::TilingCost GemmTileModel::cost(const GemmShape& shape, const Gemm
   c.padded_flops = 2.0 * m_tiled * n_tiled * k_tiled * batch;
   const std::int64_t resident = std::min<std::int64_t>(t.ctas_per_sm, rounds);
   const double fed = std::min(
-      1.0, as_double(warps_per_cta(t) * resident) / static_cast<double>(tensor_cores_per_sm_));
+      1.0, as_double(warps_per_cta(t, group_warps_) * resident) / static_cast<double>(tensor_cores_per_sm_));
   c.roof_time_s[0] = c.padded_flops / (peak_flops_per_s_ * fed);
 
   // Registers: every MMA reads its A (mma_m x mma_k) and B (mma_k x mma_n) fragments;
@@ -281,11 +314,15 @@ GemmTileModel::TilingCost GemmTileModel::cost(const GemmShape& shape, const Gemm
   const double a_bytes = m * k * eb * batch;
   const double b_bytes = k * n * eb * batch;
   const double c_bytes = m * n * eb * batch;
+  // Every CTA receives its A and B tiles into shared memory, but inside a cluster a tile
+  // crosses L2 once and is multicast to the cluster_n (A) or cluster_m (B) CTAs sharing it.
   const double a_l2 = as_double(tiles_n) * a_bytes;
   const double b_l2 = as_double(tiles_m) * b_bytes;
+  const double a_from_l2 = as_double(ceil_div(tiles_n, t.cluster_n)) * a_bytes;
+  const double b_from_l2 = as_double(ceil_div(tiles_m, t.cluster_m)) * b_bytes;
   // Split-K: each slice writes an fp32 partial tile, the reduction reads them all back.
   const double workspace = t.split_k > 1 ? t.split_k * m * n * kAccumulatorBytes * batch : 0.0;
-  c.level_bytes[2] = a_l2 + b_l2 + c_bytes + 2.0 * workspace;
+  c.level_bytes[2] = a_from_l2 + b_from_l2 + c_bytes + 2.0 * workspace;
 
   // Shared memory: warps read warp_m x block_k of A and block_k x warp_n of B per k-slab
   // (padded tiles, the zero fill is read too), plus the L2 operand stream written in.
@@ -310,7 +347,7 @@ GemmTileModel::TilingCost GemmTileModel::cost(const GemmShape& shape, const Gemm
     if (gn == tiles_n) gm = std::clamp<std::int64_t>(concurrent / gn, 1, tiles_m);
     const double reread =
         as_double(ceil_div(tiles_n, gn)) * a_bytes + as_double(ceil_div(tiles_m, gm)) * b_bytes;
-    operands = std::clamp(reread, a_bytes + b_bytes, a_l2 + b_l2);
+    operands = std::clamp(reread, a_bytes + b_bytes, a_from_l2 + b_from_l2);
   }
   // Split-K partials stay in L2 when they fit beside the GEMM's data, else spill both ways.
   const double workspace_dram =
@@ -331,7 +368,8 @@ GemmTileModel::TilingCost GemmTileModel::cost(const GemmShape& shape, const Gemm
 
 GemmEstimate GemmTileModel::evaluate(const GemmShape& shape, const GemmTiling& tiling) const {
   check_shape(shape);
-  check_well_formed(tiling);
+  check_well_formed(tiling, group_warps_);
+  check_cluster(shape, tiling);
   std::string why_not;
   GemmTiling t = tiling;
   t.ctas_per_sm = fit_ctas_per_sm(t, &why_not);
@@ -400,7 +438,7 @@ std::vector<GemmTiling> GemmTileModel::candidate_tilings(const GemmShape& shape)
       const int bk_pref = preferred_block_k(bm, bn, block_ks, element_bytes_);
 
       const WarpChoices warps = choose_warp_tiles(bm, bn, mma_m_, mma_n_, mma_k_, element_bytes_,
-                                                  tensor_cores_per_sm_);
+                                                  tensor_cores_per_sm_, group_warps_);
       const std::int64_t base_tiles = shape.batch * ceil_div(m_pad, bm) * ceil_div(n_pad, bn);
       for (std::size_t w = 0; w < warps.count; ++w) {
         for (int split : kSplitKs) {
@@ -430,7 +468,16 @@ std::vector<GemmTiling> GemmTileModel::candidate_tilings(const GemmShape& shape)
               break;
             }
           }
-          out.push_back(t);
+          // Clusters tile the CTA grid exactly (CUDA requires the grid to be a multiple).
+          const std::int64_t tiles_m = ceil_div(m_pad, bm);
+          const std::int64_t tiles_n = ceil_div(n_pad, bn);
+          for (const ClusterShape& cl : kClusterShapes) {
+            if (cl.m * cl.n > max_cluster_size_ || tiles_m % cl.m != 0 || tiles_n % cl.n != 0) continue;
+            GemmTiling clustered = t;
+            clustered.cluster_m = cl.m;
+            clustered.cluster_n = cl.n;
+            out.push_back(clustered);
+          }
         }
       }
     }

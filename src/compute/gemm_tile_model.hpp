@@ -50,10 +50,13 @@ class GemmTileModel {
   // Resident CTAs per SM for a well-formed tiling, or 0 when one CTA does not fit in the
   // SM's registers or shared memory (the reason goes to *why_not when it is given).
   [[nodiscard]] int fit_ctas_per_sm(const GemmTiling& tiling, std::string* why_not) const;
+  void check_cluster(const GemmShape& shape, const GemmTiling& tiling) const;
   [[nodiscard]] TilingCost cost(const GemmShape& shape, const GemmTiling& tiling) const;
 
   DType dtype_;
   int tensor_cores_per_sm_ = 1;
+  int group_warps_ = 1;  // warps per MMA issue group (tech_param.core.mma_threads / 32)
+  int max_cluster_size_ = 1;
   // Per-SM and whole-chip constants derived once from the HardwareSpec (see .cpp).
   double peak_flops_per_s_ = 0.0;
   double launch_overhead_s_ = 0.0;

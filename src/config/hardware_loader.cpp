@@ -46,6 +46,12 @@ CoreSpec read_core(const Cursor& core) {
   out.fma_d1 = core.child("FMA_d1").small_integer();
   out.fma_d2 = core.child("FMA_d2").small_integer();
   out.dataflow = core.child("dataflow").choice();
+  out.mma_threads = core.child("mma_threads").small_integer();
+  out.max_cluster_size = core.child("max_cluster_size").small_integer();
+  if (out.mma_threads % 32 != 0) {
+    core.child("mma_threads").fail(fmt::format("{} is not a whole number of 32-thread warps", out.mma_threads),
+                                   "use 32 (warp-level MMA) or 128 (warpgroup-level MMA)");
+  }
   out.util = core.child("util").real();
   Cursor scale = core.child("dtype_flop_scale");
   if (auto fp8 = scale.child("fp8").optional_real()) out.dtype_flop_scale[DType::fp8] = *fp8;

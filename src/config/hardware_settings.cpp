@@ -65,6 +65,12 @@ std::vector<Setting> hardware_settings() {
        "tensor-core MMA shape d1 (d1 x d2 x d1 per clock)", {}, 1, 1024},
       {"tech_param.core.FMA_d2", H, ValueKind::integer, "", std::nullopt,
        "tensor-core MMA shape d2", {}, 1, 1024},
+      {"tech_param.core.mma_threads", H, ValueKind::integer, "", "32",
+       "[rapidllm] threads issuing one MMA and sharing its operands: 32 (warp, mma.sync) or 128 "
+       "(warpgroup, Hopper wgmma)", {}, 32, 128},
+      {"tech_param.core.max_cluster_size", H, ValueKind::integer, "", "1",
+       "[rapidllm] CTAs per thread-block cluster sharing operand tiles by multicast (1 = none; Hopper: 8 portable)",
+       {}, 1, 16},
       {"tech_param.core.dataflow", H, ValueKind::choice, "", "best",
        "GEMM dataflow: weight/activation/output stationary, or the best of them",
        {"wst", "ast", "ost", "best"}},

@@ -25,7 +25,8 @@ json estimate_json(const GemmEstimate& e) {
           {"wave_efficiency", e.wave_efficiency},
           {"tiling",
            {{"block_m", t.block_m}, {"block_n", t.block_n}, {"block_k", t.block_k}, {"warp_m", t.warp_m},
-            {"warp_n", t.warp_n}, {"split_k", t.split_k}, {"stages", t.stages}, {"ctas_per_sm", t.ctas_per_sm}}},
+            {"warp_n", t.warp_n}, {"split_k", t.split_k}, {"stages", t.stages}, {"ctas_per_sm", t.ctas_per_sm},
+            {"cluster_m", t.cluster_m}, {"cluster_n", t.cluster_n}}},
           {"traffic", traffic}};
 }
 
@@ -49,6 +50,7 @@ json collective_json(const GemmCollectiveResult& c) {
 std::string tile_text(const GemmTiling& t) {
   std::string s = fmt::format("{}x{}x{}", t.block_m, t.block_n, t.block_k);
   if (t.split_k > 1) s += fmt::format(" split-k {}", t.split_k);
+  if (t.cluster_m * t.cluster_n > 1) s += fmt::format(" cluster {}x{}", t.cluster_m, t.cluster_n);
   return s;
 }
 

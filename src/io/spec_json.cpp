@@ -45,6 +45,8 @@ json hardware_json(const HardwareSpec& hw) {
                {"fma_d1", hw.core.fma_d1},
                {"fma_d2", hw.core.fma_d2},
                {"dataflow", hw.core.dataflow},
+               {"mma_threads", hw.core.mma_threads},
+               {"max_cluster_size", hw.core.max_cluster_size},
                {"util", hw.core.util},
                {"dtype_flop_scale", scale}};
   json memory = json::array();
