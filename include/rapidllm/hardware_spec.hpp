@@ -41,6 +41,12 @@ struct SoftwareSpec {
   std::optional<double> h2d_bandwidth_bytes_per_s;  // absent = H2D timing disabled
   double const_mem_offset_bytes = 0.0;
   DpMicrobatchSync dp_microbatch = DpMicrobatchSync::every_mb;
+  // Fraction of a fused attention kernel's softmax that runs under its matmuls
+  // (FlashAttention-2: 0, FlashAttention-3's ping-pong scheduling on Hopper: ~1).
+  double attention_softmax_overlap = 0.0;
+  // Parameters per data-parallel gradient bucket: buckets are reduced while backward
+  // still runs, the last one after it (Megatron-LM's default is 40M).
+  double dp_bucket_params = 40e6;
 };
 
 struct CoreSpec {
@@ -58,6 +64,10 @@ struct CoreSpec {
   // Most CTAs of a thread-block cluster that receive one operand tile by multicast from L2
   // (Hopper TMA multicast); 1 = no clusters (Ampere and earlier).
   int max_cluster_size = 1;
+  // CUDA-core throughput per SM per clock: special functions (exp2 for softmax) and FP32
+  // arithmetic. They bound the softmax inside fused attention kernels.
+  double sfu_ops_per_cycle_per_sm = 16.0;
+  double fp32_ops_per_cycle_per_sm = 64.0;
   double util = 1.0;  // achievable fraction of the tensor-core peak
   // Throughput of each dtype relative to the 16-bit rate above (fp16/bf16 are 1 by
   // definition). A dtype missing here is not described by the hardware config.

@@ -31,6 +31,8 @@ SoftwareSpec read_software(const Cursor& sw) {
   ps.master_parameters_bytes = p.child("master_parameters").precision(base).bytes;
   out.h2d_bandwidth_bytes_per_s = sw.child("h2d_bandwidth").bandwidth();
   out.const_mem_offset_bytes = sw.child("const_mem_offset").size_bytes();
+  out.attention_softmax_overlap = sw.child("attention_softmax_overlap").real();
+  out.dp_bucket_params = sw.child("dp_bucket_params").real();
   out.dp_microbatch = sw.child("dp_microbatch").choice() == "last_mb" ? DpMicrobatchSync::last_mb
                                                                        : DpMicrobatchSync::every_mb;
   return out;
@@ -48,6 +50,8 @@ CoreSpec read_core(const Cursor& core) {
   out.dataflow = core.child("dataflow").choice();
   out.mma_threads = core.child("mma_threads").small_integer();
   out.max_cluster_size = core.child("max_cluster_size").small_integer();
+  out.sfu_ops_per_cycle_per_sm = core.child("sfu_ops_per_cycle_per_sm").real();
+  out.fp32_ops_per_cycle_per_sm = core.child("fp32_ops_per_cycle_per_sm").real();
   if (out.mma_threads % 32 != 0) {
     core.child("mma_threads").fail(fmt::format("{} is not a whole number of 32-thread warps", out.mma_threads),
                                    "use 32 (warp-level MMA) or 128 (warpgroup-level MMA)");

@@ -34,6 +34,8 @@ json hardware_json(const HardwareSpec& hw) {
                {"master_parameters_bytes", p.master_parameters_bytes}}},
              {"h2d_bandwidth_bytes_per_s", hw.sw.h2d_bandwidth_bytes_per_s ? json(*hw.sw.h2d_bandwidth_bytes_per_s) : json()},
              {"const_mem_offset_bytes", hw.sw.const_mem_offset_bytes},
+             {"attention_softmax_overlap", hw.sw.attention_softmax_overlap},
+             {"dp_bucket_params", hw.sw.dp_bucket_params},
              {"dp_microbatch", hw.sw.dp_microbatch == DpMicrobatchSync::last_mb ? "last_mb" : "every_mb"}};
   json scale = json::object();
   for (const auto& [d, s] : hw.core.dtype_flop_scale) scale[std::string(dtype_name(d))] = s;
@@ -47,6 +49,8 @@ json hardware_json(const HardwareSpec& hw) {
                {"dataflow", hw.core.dataflow},
                {"mma_threads", hw.core.mma_threads},
                {"max_cluster_size", hw.core.max_cluster_size},
+               {"sfu_ops_per_cycle_per_sm", hw.core.sfu_ops_per_cycle_per_sm},
+               {"fp32_ops_per_cycle_per_sm", hw.core.fp32_ops_per_cycle_per_sm},
                {"util", hw.core.util},
                {"dtype_flop_scale", scale}};
   json memory = json::array();

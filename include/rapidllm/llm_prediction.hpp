@@ -1,0 +1,53 @@
+// Result of an LLM prediction (training step or inference run), with its explanation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rapidllm {
+
+// Seconds by category; the entries of a prediction sum to its total time.
+using Breakdown = std::vector<std::pair<std::string, double>>;
+
+struct TrainingPrediction {
+  int num_gpus = 0;
+  int micro_batches = 0;          // per pipeline flush
+  int micro_batch_size = 0;       // sequences per micro-batch
+  int gradient_accumulation = 1;  // pipeline flushes per optimizer step
+  double step_time_s = 0.0;       // one optimizer step
+  double tokens_per_s = 0.0;      // all GPUs
+  double model_flops_per_step = 0.0;  // 6 N T + attention (see mfu_formula)
+  double mfu = 0.0;
+  std::string mfu_formula;
+  double pipeline_bubble_fraction = 0.0;
+  double stage_forward_s = 0.0;   // slowest stage, one micro-batch, incl. exposed TP/CP comm
+  double stage_backward_s = 0.0;
+  Breakdown breakdown;
+};
+
+// Per-output-token latency over the decode phase (it grows with the KV cache).
+struct TpotStats {
+  double mean_s = 0.0;
+  double min_s = 0.0;  // first decode step
+  double max_s = 0.0;  // last decode step
+};
+
+struct InferencePrediction {
+  int num_gpus = 0;
+  int batch_size = 0;  // sequences per replica
+  int replicas = 1;
+  std::int64_t prompt_len = 0;
+  std::int64_t decode_len = 0;
+  double prefill_time_s = 0.0;  // time to first token
+  double decode_time_s = 0.0;
+  TpotStats tpot;
+  double total_time_s = 0.0;
+  double decode_tokens_per_s = 0.0;  // all replicas
+  double prefill_tokens_per_s = 0.0;
+  Breakdown prefill_breakdown;
+  Breakdown decode_breakdown;
+};
+
+}  // namespace rapidllm

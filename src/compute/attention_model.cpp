@@ -1,0 +1,131 @@
+#include "compute/attention_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::compute {
+
+namespace {
+
+// FP32 operations per score element besides the exponential: running max, scale-and-
+// subtract (one FMA), row sum, and the amortised rescale of the output accumulator.
+constexpr double kFp32OpsPerScore = 4.0;
+// Backward: recompute S, dV = P^T dO, dP = dO V^T, dQ = dS K, dK = dS^T Q (5 matmuls).
+constexpr double kBackwardMatmulFactor = 2.5;
+// Backward softmax work: recompute P = exp(S - lse) and dS = P * (dP - rowsum(dO * O)).
+constexpr double kBackwardSoftmaxFactor = 2.0;
+// Backward HBM traffic: Q, K, V, O, dO read, dQ (fp32 accumulation, read and written),
+// dK, dV written: about 2.5x the forward's Q, K, V, O.
+constexpr double kBackwardBytesFactor = 2.5;
+
+double as_double(std::int64_t v) { return static_cast<double>(v); }
+
+// Wave quantization of `ctas` equal CTAs on `sms` SMs (as in the GEMM model).
+double wave_factor(double ctas, int sms) {
+  if (ctas <= 0) return 1.0;
+  return std::ceil(ctas / sms) * sms / ctas;
+}
+
+}  // namespace
+
+AttentionModel::AttentionModel(const HardwareSpec& hw, DType dtype) {
+  const auto peak = hw.core.peak_flops_per_s(dtype);
+  if (!peak) throw InfeasibleError("attention: the hardware config does not describe this dtype's throughput");
+  peak_flops_per_s_ = *peak * hw.core.util;
+  const double sm_clocks = hw.core.frequency_hz * hw.core.num_sms;
+  sfu_ops_per_s_ = hw.core.sfu_ops_per_cycle_per_sm * sm_clocks;
+  fp32_ops_per_s_ = hw.core.fp32_ops_per_cycle_per_sm * sm_clocks;
+  softmax_overlap_ = hw.sw.attention_softmax_overlap;
+  dram_bytes_per_s_ = hw.dram().bandwidth_bytes_per_s * hw.dram().util;
+  dram_latency_s_ = hw.dram().latency_s;
+  smem_bytes_per_sm_ = hw.memory.size() > 1 ? hw.memory[1].size_bytes / hw.core.num_sms : 0.0;
+  num_sms_ = hw.core.num_sms;
+}
+
+std::int64_t AttentionModel::flash_tile(const model::AttentionShape& s) const {
+  if (s.tile > 0) return s.tile;
+  std::int64_t tile = 128;
+  while (tile > 16 && 3.0 * as_double(tile) * as_double(s.head_dim) * s.element_bytes > smem_bytes_per_sm_) tile /= 2;
+  return tile;
+}
+
+AttentionTime AttentionModel::time(const model::AttentionShape& s, CachedGemmModel& gemms) const {
+  if (s.q_len == 1 && !s.causal) return decode(s);
+  return s.flash ? fused(s) : unfused(s, gemms);
+}
+
+AttentionTime AttentionModel::fused(const model::AttentionShape& s) const {
+  const std::int64_t tile = flash_tile(s);
+  const double q_blocks = std::ceil(as_double(s.q_len) / as_double(tile));
+  const double kv_blocks = std::ceil(as_double(s.kv_len) / as_double(tile));
+  // Causal: of n x n blocks the n(n+1)/2 on and below the diagonal run. (With context
+  // parallelism the load-balanced split gives every rank the same share of them.)
+  const double block_fraction = s.causal ? (kv_blocks + 1.0) / (2.0 * kv_blocks) : 1.0;
+  const double pairs = as_double(s.batch) * as_double(s.heads) * q_blocks * kv_blocks * block_fraction;
+  const double scores = pairs * as_double(tile) * as_double(tile);
+  const double matmul_flops = 4.0 * scores * as_double(s.head_dim);
+  const double ctas = as_double(s.batch) * as_double(s.heads) * q_blocks;
+  const double q = wave_factor(ctas, num_sms_);
+
+  const auto body = [&](double matmul_s, double softmax_s, double bytes) {
+    // Softmax under the matmuls as far as the kernel overlaps them.
+    const double compute = std::max(matmul_s, softmax_s) + (1.0 - softmax_overlap_) * std::min(matmul_s, softmax_s);
+    return std::max(q * compute, bytes / dram_bytes_per_s_) + dram_latency_s_;
+  };
+  const double softmax_s = scores * (1.0 / sfu_ops_per_s_ + kFp32OpsPerScore / fp32_ops_per_s_);
+  const double io_bytes = as_double(s.batch) * as_double(s.head_dim) * s.element_bytes *
+                          (2.0 * as_double(s.q_len) * as_double(s.heads) + 2.0 * as_double(s.kv_len) * as_double(s.kv_heads));
+
+  AttentionTime t;
+  t.forward_flops = matmul_flops;
+  t.forward_s = body(matmul_flops / peak_flops_per_s_, softmax_s, io_bytes);
+  t.backward_s = body(kBackwardMatmulFactor * matmul_flops / peak_flops_per_s_, kBackwardSoftmaxFactor * softmax_s,
+                      kBackwardBytesFactor * io_bytes);
+  return t;
+}
+
+AttentionTime AttentionModel::unfused(const model::AttentionShape& s, CachedGemmModel& gemms) const {
+  // Scores S = Q K^T and context O = P V as batched GEMMs over (sequence, head); KV heads
+  // are broadcast to their query-head group, so every query head does full work.
+  const std::int64_t batch = s.batch * s.heads;
+  const GemmShape scores_gemm{s.q_len, s.kv_len, s.head_dim, batch};
+  const GemmShape context_gemm{s.q_len, s.head_dim, s.kv_len, batch};
+  // Backward of each: dgrad and wgrad GEMMs with the dimensions permuted.
+  const GemmShape scores_dq{s.q_len, s.head_dim, s.kv_len, batch};
+  const GemmShape scores_dk{s.kv_len, s.head_dim, s.q_len, batch};
+  const GemmShape context_dp{s.q_len, s.kv_len, s.head_dim, batch};
+  const GemmShape context_dv{s.kv_len, s.head_dim, s.q_len, batch};
+  const auto body = [&](const GemmShape& g) {
+    const GemmEstimate& e = gemms.estimate(g);
+    return e.time_s - e.launch_overhead_s;
+  };
+  // Softmax (with scale and mask fused): read and write every score; backward reads P
+  // and dP and writes dS.
+  const double score_count = as_double(batch) * as_double(s.q_len) * as_double(s.kv_len);
+  const double softmax_fwd = 2.0 * score_count * s.element_bytes / dram_bytes_per_s_ + dram_latency_s_;
+  const double softmax_bwd = 3.0 * score_count * s.element_bytes / dram_bytes_per_s_ + dram_latency_s_;
+
+  AttentionTime t;
+  t.forward_flops = 4.0 * score_count * as_double(s.head_dim);
+  t.forward_s = body(scores_gemm) + softmax_fwd + body(context_gemm);
+  t.backward_s = body(context_dp) + body(context_dv) + softmax_bwd + body(scores_dq) + body(scores_dk);
+  t.forward_kernels = 3;
+  t.backward_kernels = 5;
+  return t;
+}
+
+AttentionTime AttentionModel::decode(const model::AttentionShape& s) const {
+  const double cache_bytes = as_double(s.batch) * as_double(s.kv_len) * 2.0 * as_double(s.kv_heads) *
+                             as_double(s.head_dim) * s.kv_element_bytes;
+  const double qo_bytes = 2.0 * as_double(s.batch) * as_double(s.heads) * as_double(s.head_dim) * s.element_bytes;
+  AttentionTime t;
+  t.forward_flops = 4.0 * as_double(s.batch) * as_double(s.heads) * as_double(s.kv_len) * as_double(s.head_dim);
+  t.forward_s = std::max((cache_bytes + qo_bytes) / dram_bytes_per_s_, t.forward_flops / peak_flops_per_s_) +
+                dram_latency_s_;
+  t.backward_s = 0.0;
+  return t;
+}
+
+}  // namespace rapidllm::compute

@@ -1,0 +1,53 @@
+// Time of the attention core (scores, softmax, context) of one layer on one rank.
+//
+// Fused (FlashAttention): per (sequence, head, query block) a CTA streams key/value
+// blocks through shared memory; the matmuls run on tensor cores, the softmax on CUDA
+// cores (exp2 on the special-function units, max/sum/rescale in FP32), only Q, K, V and O
+// touch HBM. Causal masking skips the key blocks above the diagonal. Backward does 5
+// matmuls for the forward's 2 and the softmax work twice.
+// Unfused: the score matrix is materialised: two batched GEMMs through the tile model and
+// a softmax that reads and writes every score in HBM; no causal saving.
+// Decode (one query per sequence): FlashDecoding splits the KV cache across CTAs, so the
+// kernel streams the cache at HBM bandwidth (roofline).
+#pragma once
+
+#include "compute/gemm_cache.hpp"
+#include "model/layer_ops.hpp"
+#include "rapidllm/hardware_spec.hpp"
+
+namespace rapidllm::compute {
+
+struct AttentionTime {
+  double forward_s = 0.0;   // kernel bodies, without launch overhead
+  double backward_s = 0.0;
+  int forward_kernels = 1;
+  int backward_kernels = 1;
+  double forward_flops = 0.0;  // matmul FLOPs executed (causal-skipped blocks excluded)
+};
+
+class AttentionModel {
+ public:
+  AttentionModel(const HardwareSpec& hardware, DType dtype);
+
+  [[nodiscard]] AttentionTime time(const model::AttentionShape& shape, CachedGemmModel& gemms) const;
+
+  // Br = Bc of the fused kernel: the configured tile, else the largest power of two up to
+  // 128 whose Q, K and V tiles fit in one SM's shared memory.
+  [[nodiscard]] std::int64_t flash_tile(const model::AttentionShape& shape) const;
+
+ private:
+  [[nodiscard]] AttentionTime fused(const model::AttentionShape& s) const;
+  [[nodiscard]] AttentionTime unfused(const model::AttentionShape& s, CachedGemmModel& gemms) const;
+  [[nodiscard]] AttentionTime decode(const model::AttentionShape& s) const;
+
+  double peak_flops_per_s_ = 0.0;  // tensor cores x util
+  double sfu_ops_per_s_ = 0.0;
+  double fp32_ops_per_s_ = 0.0;
+  double softmax_overlap_ = 0.0;
+  double dram_bytes_per_s_ = 0.0;
+  double dram_latency_s_ = 0.0;
+  double smem_bytes_per_sm_ = 0.0;
+  int num_sms_ = 1;
+};
+
+}  // namespace rapidllm::compute

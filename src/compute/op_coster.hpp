@@ -1,0 +1,42 @@
+// Times the kernels of an op list: GEMMs by the tile model (cached by shape), attention by
+// the attention model, memory-bound kernels by HBM bandwidth. Kernels are launched
+// asynchronously, so a kernel costs its launch overhead only when it is shorter than it:
+// time = max(body, launch overhead).
+#pragma once
+
+#include "compute/attention_model.hpp"
+#include "compute/gemm_cache.hpp"
+#include "model/layer_ops.hpp"
+
+namespace rapidllm::compute {
+
+struct OpTime {
+  double forward_s = 0.0;
+  double backward_s = 0.0;     // all of backward, weight gradients included
+  double weight_grad_s = 0.0;  // the weight-gradient GEMMs (zero-bubble schedules defer them)
+  double forward_flops = 0.0;  // executed on tensor cores
+};
+
+class OpCoster {
+ public:
+  OpCoster(const HardwareSpec& hardware, DType dtype);
+
+  [[nodiscard]] OpTime time(const model::Op& op);
+  // One memory-bound kernel moving `bytes` through HBM.
+  [[nodiscard]] double memory_kernel_s(double bytes) const;
+  // A kernel body with the launch rule applied.
+  [[nodiscard]] double launched(double body_s, int kernels = 1) const;
+  [[nodiscard]] double gemm_s(const GemmShape& shape);
+
+  [[nodiscard]] CachedGemmModel& gemms() { return gemms_; }
+  [[nodiscard]] const AttentionModel& attention() const { return attention_; }
+
+ private:
+  CachedGemmModel gemms_;
+  AttentionModel attention_;
+  double launch_s_ = 0.0;
+  double dram_bytes_per_s_ = 0.0;
+  double dram_latency_s_ = 0.0;
+};
+
+}  // namespace rapidllm::compute

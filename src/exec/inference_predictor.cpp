@@ -1,0 +1,129 @@
+#include "exec/inference_predictor.hpp"
+
+#include "exec/convex_sum.hpp"
+#include "exec/llm_context.hpp"
+#include "exec/op_list_cost.hpp"
+
+namespace rapidllm::exec {
+
+namespace {
+
+// Forward pass of one stage holding `layers` layers (+ embedding / head), by category.
+struct ForwardCost {
+  OpListCost compute;
+  double tp_s = 0.0;
+};
+
+double tp_exchange_s(const LlmContext& ctx, double activation_bytes) {
+  // Two per layer: all-reduces, or all-gather + reduce-scatter pairs with SP.
+  if (ctx.sequence_parallel()) {
+    return 2.0 * (ctx.collective_s(CollectiveOp::all_gather, activation_bytes, Parallelism::tp) +
+                  ctx.collective_s(CollectiveOp::reduce_scatter, activation_bytes, Parallelism::tp));
+  }
+  return 2.0 * ctx.collective_s(CollectiveOp::all_reduce, activation_bytes, Parallelism::tp);
+}
+
+// The whole model's forward for one step (prefill or one decode step), all stages in
+// sequence: one batch flows through the pipeline.
+ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
+  const auto& d = ctx.dims();
+  ForwardCost f;
+  const OpListCost layer = cost_ops(ctx.coster(), model::transformer_layer_ops(d, shape));
+  f.compute = layer.scaled(d.layers);
+  f.compute += cost_ops(ctx.coster(), model::embedding_ops(d, shape));
+  // The LM head runs on the last position of each sequence only.
+  model::LocalShape last = shape;
+  last.decode = true;
+  last.sequence_parallel = false;
+  f.compute += cost_ops(ctx.coster(), model::head_ops(d, last, false));
+  const double bytes = static_cast<double>(shape.tokens()) * static_cast<double>(d.hidden) * shape.element_bytes;
+  const auto& overlap = ctx.hardware().network.overlap;
+  const double fraction = ctx.sequence_parallel() ? overlap.tp_sp_overlap : overlap.tp_overlap;
+  f.tp_s = d.layers * LlmContext::exposed(tp_exchange_s(ctx, bytes), layer.forward_total(), fraction);
+  // Embedding partial sums and the gathered logits of the vocabulary-parallel head.
+  f.tp_s += ctx.collective_s(CollectiveOp::all_reduce, bytes, Parallelism::tp);
+  f.tp_s += ctx.collective_s(CollectiveOp::all_gather,
+                             static_cast<double>(shape.micro_batch) * static_cast<double>(d.vocab) * shape.element_bytes,
+                             Parallelism::tp);
+  return f;
+}
+
+void add_breakdown(Breakdown& b, const ForwardCost& f, double p2p_s, double scale) {
+  for (std::size_t k = 0; k < kOpClasses; ++k) {
+    const double s = scale * f.compute.forward_s[k];
+    if (s != 0.0) b.emplace_back(std::string("compute.") + std::string(model::to_string(static_cast<model::OpClass>(k))), s);
+  }
+  if (f.tp_s != 0.0) b.emplace_back("communication.tp", scale * f.tp_s);
+  if (p2p_s != 0.0) b.emplace_back("communication.pp", scale * p2p_s);
+}
+
+}  // namespace
+
+InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source) {
+  LlmContext ctx(hw, spec, source);
+  const auto& deg = ctx.degrees();
+  InferencePrediction out;
+  out.num_gpus = static_cast<int>(deg.total());
+  out.batch_size = static_cast<int>(spec.global_batch_size);
+  out.replicas = hw.parallelism.replica_count;
+  out.decode_len = spec.decode_len;
+  out.prompt_len = spec.seq_len - spec.decode_len;
+
+  model::LocalShape shape;
+  shape.micro_batch = spec.global_batch_size;
+  shape.seq = out.prompt_len;
+  shape.tp = deg.tp;
+  shape.sequence_parallel = ctx.sequence_parallel();
+  shape.element_bytes = ctx.element_bytes();
+  shape.kv_element_bytes = hw.sw.precision.kv_cache.bytes;
+  const double hidden_bytes = static_cast<double>(ctx.dims().hidden) * shape.element_bytes;
+
+  // Prefill: the prompt through every stage; activations cross pp - 1 boundaries.
+  const ForwardCost prefill = forward_cost(ctx, shape);
+  const double prefill_p2p =
+      (deg.pp - 1) * ctx.send_recv_s(static_cast<double>(shape.norm_tokens()) * hidden_bytes, Parallelism::pp);
+  out.prefill_time_s = prefill.compute.forward_total() + prefill.tp_s + prefill_p2p;
+  add_breakdown(out.prefill_breakdown, prefill, prefill_p2p, 1.0);
+
+  if (out.decode_len > 0) {
+    // Decode step with kv cached tokens: everything but the attention core is the same at
+    // every step; the attention core grows with kv.
+    model::LocalShape step = shape;
+    step.decode = true;
+    step.sequence_parallel = false;
+    step.kv_len = out.prompt_len;
+    const ForwardCost first = forward_cost(ctx, step);
+    const auto attention_index = static_cast<std::size_t>(model::OpClass::attention);
+    const double decode_p2p = (deg.pp - 1) * ctx.send_recv_s(static_cast<double>(step.tokens()) * hidden_bytes,
+                                                             Parallelism::pp);
+    const double fixed_s = first.compute.forward_total() - first.compute.forward_s[attention_index] + first.tp_s +
+                           decode_p2p;
+    model::Op attention;
+    for (const auto& op : model::transformer_layer_ops(ctx.dims(), step)) {
+      if (op.kind == model::OpKind::attention) attention = op;
+    }
+    const auto attention_s = [&](std::int64_t kv) {
+      model::Op at = attention;
+      at.attention.kv_len = kv;
+      return ctx.coster().time(at).forward_s;
+    };
+    const std::int64_t lo = out.prompt_len;
+    const std::int64_t hi = out.prompt_len + out.decode_len - 1;
+    const double attention_sum = ctx.dims().layers * sum_convex_piecewise_linear(attention_s, lo, hi);
+    const auto n = static_cast<double>(out.decode_len);
+    out.decode_time_s = n * fixed_s + attention_sum;
+    out.tpot.mean_s = out.decode_time_s / n;
+    out.tpot.min_s = fixed_s + ctx.dims().layers * attention_s(lo);
+    out.tpot.max_s = fixed_s + ctx.dims().layers * attention_s(hi);
+    ForwardCost per_step = first;
+    per_step.compute.forward_s[attention_index] = attention_sum / n;
+    add_breakdown(out.decode_breakdown, per_step, decode_p2p, n);
+    out.decode_tokens_per_s = out.replicas * static_cast<double>(spec.global_batch_size) * n / out.decode_time_s;
+  }
+  out.total_time_s = out.prefill_time_s + out.decode_time_s;
+  out.prefill_tokens_per_s =
+      out.replicas * static_cast<double>(spec.global_batch_size) * static_cast<double>(out.prompt_len) / out.prefill_time_s;
+  return out;
+}
+
+}  // namespace rapidllm::exec

@@ -1,0 +1,20 @@
+// One training step (optimizer update) of a dense transformer: per-layer kernels costed
+// once, TP/CP collectives per layer, pipeline stages and schedule, data-parallel gradient
+// synchronisation with ZeRO and bucketed overlap, and the optimizer. See
+// docs/llm-step-model.md.
+#pragma once
+
+#include <string>
+
+#include "rapidllm/hardware_spec.hpp"
+#include "rapidllm/llm_prediction.hpp"
+#include "rapidllm/model_spec.hpp"
+
+namespace rapidllm::exec {
+
+// Throws InfeasibleError when the parallelism cannot run the model, ConfigError for an
+// architecture not modelled yet.
+[[nodiscard]] TrainingPrediction predict_training(const HardwareSpec& hardware, const LlmModelSpec& model,
+                                                  const std::string& model_source);
+
+}  // namespace rapidllm::exec

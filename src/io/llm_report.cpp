@@ -1,0 +1,116 @@
+#include "io/llm_report.hpp"
+
+#include <fmt/format.h>
+
+#include "io/text_table.hpp"
+
+namespace rapidllm::io {
+
+namespace {
+
+nlohmann::json breakdown_json(const Breakdown& b) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, s] : b) out[name] = s;
+  return out;
+}
+
+std::string breakdown_table(const Breakdown& b, double total) {
+  TextTable t({"category", "time", "share"});
+  for (const auto& [name, s] : b) t.add_row({name, human_seconds(s), fmt::format("{:.1f}%", 100.0 * s / total)});
+  return t.render();
+}
+
+}  // namespace
+
+nlohmann::json training_report_json(const TrainingPrediction& p, const ReportHeader& header) {
+  nlohmann::json out = header_json(header);
+  out.update({{"run_type", "training"},
+              {"num_gpus", p.num_gpus},
+              {"step_time_s", p.step_time_s},
+              {"tokens_per_s", p.tokens_per_s},
+              {"tokens_per_s_per_gpu", p.tokens_per_s / p.num_gpus},
+              {"mfu", p.mfu},
+              {"mfu_formula", p.mfu_formula},
+              {"model_flops_per_step", p.model_flops_per_step},
+              {"micro_batches", p.micro_batches},
+              {"micro_batch_size", p.micro_batch_size},
+              {"gradient_accumulation_steps", p.gradient_accumulation},
+              {"pipeline_bubble_fraction", p.pipeline_bubble_fraction},
+              {"breakdown", breakdown_json(p.breakdown)}});
+  return out;
+}
+
+std::string training_report_table(const TrainingPrediction& p, const ReportHeader& header) {
+  std::string out = header_line(header);
+  out += fmt::format("training step on {} GPUs: {} micro-batches of {} sequences{}\n\n", p.num_gpus, p.micro_batches,
+                     p.micro_batch_size,
+                     p.gradient_accumulation > 1 ? fmt::format(", {} accumulation steps", p.gradient_accumulation) : "");
+  out += fmt::format("step time       {}\n", human_seconds(p.step_time_s));
+  out += fmt::format("throughput      {} ({} per GPU)\n", human_rate(p.tokens_per_s, "tokens"),
+                     human_rate(p.tokens_per_s / p.num_gpus, "tokens"));
+  out += fmt::format("MFU             {:.1f}%\n", 100.0 * p.mfu);
+  out += fmt::format("pipeline bubble {:.1f}% of each flush\n\n", 100.0 * p.pipeline_bubble_fraction);
+  out += breakdown_table(p.breakdown, p.step_time_s);
+  return out;
+}
+
+std::string training_report_csv(const TrainingPrediction& p) {
+  std::vector<std::string> header{"num_gpus", "step_time_s", "tokens_per_s", "mfu", "pipeline_bubble_fraction"};
+  std::vector<std::string> row{std::to_string(p.num_gpus), csv_number(p.step_time_s), csv_number(p.tokens_per_s),
+                               csv_number(p.mfu), csv_number(p.pipeline_bubble_fraction)};
+  for (const auto& [name, s] : p.breakdown) {
+    header.push_back("breakdown." + name + "_s");
+    row.push_back(csv_number(s));
+  }
+  TextTable t(header);
+  t.add_row(row);
+  return t.csv();
+}
+
+nlohmann::json inference_report_json(const InferencePrediction& p, const ReportHeader& header) {
+  nlohmann::json out = header_json(header);
+  out.update({{"run_type", "inference"},
+              {"num_gpus", p.num_gpus},
+              {"batch_size", p.batch_size},
+              {"replicas", p.replicas},
+              {"prompt_len", p.prompt_len},
+              {"decode_len", p.decode_len},
+              {"prefill_time_s", p.prefill_time_s},
+              {"ttft_s", p.prefill_time_s},
+              {"decode_time_s", p.decode_time_s},
+              {"tpot_s", p.tpot.mean_s},
+              {"tpot_min_s", p.tpot.min_s},
+              {"tpot_max_s", p.tpot.max_s},
+              {"total_time_s", p.total_time_s},
+              {"decode_tokens_per_s", p.decode_tokens_per_s},
+              {"prefill_tokens_per_s", p.prefill_tokens_per_s},
+              {"prefill_breakdown", breakdown_json(p.prefill_breakdown)},
+              {"decode_breakdown", breakdown_json(p.decode_breakdown)}});
+  return out;
+}
+
+std::string inference_report_table(const InferencePrediction& p, const ReportHeader& header) {
+  std::string out = header_line(header);
+  out += fmt::format("inference on {} GPUs: {} replica(s), batch {}, prompt {} + {} generated tokens\n\n", p.num_gpus,
+                     p.replicas, p.batch_size, p.prompt_len, p.decode_len);
+  out += fmt::format("time to first token  {}\n", human_seconds(p.prefill_time_s));
+  out += fmt::format("per output token     {} mean ({} first, {} last)\n", human_seconds(p.tpot.mean_s),
+                     human_seconds(p.tpot.min_s), human_seconds(p.tpot.max_s));
+  out += fmt::format("decode               {} for {} tokens, {}\n", human_seconds(p.decode_time_s), p.decode_len,
+                     human_rate(p.decode_tokens_per_s, "tokens"));
+  out += fmt::format("total                {}\n\nprefill\n", human_seconds(p.total_time_s));
+  out += breakdown_table(p.prefill_breakdown, p.prefill_time_s);
+  if (p.decode_time_s > 0) out += "\ndecode\n" + breakdown_table(p.decode_breakdown, p.decode_time_s);
+  return out;
+}
+
+std::string inference_report_csv(const InferencePrediction& p) {
+  TextTable t({"num_gpus", "batch_size", "prompt_len", "decode_len", "prefill_time_s", "decode_time_s", "tpot_s",
+               "total_time_s", "decode_tokens_per_s"});
+  t.add_row({std::to_string(p.num_gpus), std::to_string(p.batch_size), std::to_string(p.prompt_len),
+             std::to_string(p.decode_len), csv_number(p.prefill_time_s), csv_number(p.decode_time_s),
+             csv_number(p.tpot.mean_s), csv_number(p.total_time_s), csv_number(p.decode_tokens_per_s)});
+  return t.csv();
+}
+
+}  // namespace rapidllm::io

@@ -1,0 +1,127 @@
+#include "model/layer_ops.hpp"
+
+namespace rapidllm::model {
+
+std::string_view to_string(OpClass c) {
+  switch (c) {
+    case OpClass::qkv_projection: return "qkv_projection";
+    case OpClass::attention: return "attention";
+    case OpClass::output_projection: return "output_projection";
+    case OpClass::mlp: return "mlp";
+    case OpClass::elementwise: return "norm_elementwise";
+    case OpClass::embedding: return "embedding";
+    case OpClass::lm_head: return "lm_head";
+    case OpClass::loss: return "loss";
+  }
+  return "?";
+}
+
+std::int64_t LocalShape::tokens() const {
+  if (decode) return micro_batch;
+  return micro_batch * seq / cp;
+}
+
+std::int64_t LocalShape::norm_tokens() const { return sequence_parallel ? tokens() / tp : tokens(); }
+
+namespace {
+
+Op gemm(std::string_view name, OpClass cls, std::int64_t m, std::int64_t n, std::int64_t k) {
+  Op op;
+  op.name = name;
+  op.cls = cls;
+  op.kind = OpKind::gemm;
+  op.gemm = GemmShape{m, n, k, 1};
+  return op;
+}
+
+// A memory-bound kernel: `reads` + `writes` elements forward; backward moves `bwd`
+// elements (its gradient inputs, saved tensors and gradient outputs).
+Op memory(std::string_view name, OpClass cls, double reads_writes, double bwd, double element_bytes) {
+  Op op;
+  op.name = name;
+  op.cls = cls;
+  op.kind = OpKind::memory;
+  op.forward_bytes = reads_writes * element_bytes;
+  op.backward_bytes = bwd * element_bytes;
+  return op;
+}
+
+double as_double(std::int64_t v) { return static_cast<double>(v); }
+
+}  // namespace
+
+std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
+  const std::int64_t t = s.tokens();
+  const double nt = as_double(s.norm_tokens());
+  const double h = as_double(d.hidden);
+  const double eb = s.element_bytes;
+  const std::int64_t heads = d.heads / s.tp;
+  const std::int64_t kv_heads = d.kv_heads >= s.tp ? d.kv_heads / s.tp : 1;  // MQA/GQA replicate KV heads
+  const std::int64_t q_cols = heads * d.head_dim;
+  const std::int64_t kv_cols = kv_heads * d.head_dim;
+  const std::int64_t ffn = d.ffn / s.tp;
+
+  std::vector<Op> ops;
+  ops.reserve(14);
+  // Pre-attention norm: read x, write normed x; backward reads x, dy and writes dx.
+  ops.push_back(memory("attention_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, eb));
+  ops.push_back(gemm("qkv_projection", OpClass::qkv_projection, t, q_cols + 2 * kv_cols, d.hidden));
+  if (d.rope) {
+    const double qk = as_double(t) * as_double(q_cols + kv_cols);
+    ops.push_back(memory("rotary_embedding", OpClass::elementwise, 2 * qk, 2 * qk, eb));
+  }
+  Op attention;
+  attention.name = "attention";
+  attention.cls = OpClass::attention;
+  attention.kind = OpKind::attention;
+  attention.attention = AttentionShape{s.micro_batch, heads, kv_heads,
+                                       s.decode ? 1 : s.seq / s.cp,
+                                       s.decode ? s.kv_len : s.seq,
+                                       d.head_dim, !s.decode, d.flash_attention || s.decode, d.attention_tile,
+                                       s.element_bytes, s.kv_element_bytes};
+  ops.push_back(attention);
+  ops.push_back(gemm("output_projection", OpClass::output_projection, t, d.hidden, q_cols));
+  // Residual add (read two, write one) and the pre-MLP norm; backward adds the residual
+  // gradient to the branch gradient.
+  ops.push_back(memory("attention_residual", OpClass::elementwise, 3 * nt * h, 2 * nt * h, eb));
+  ops.push_back(memory("mlp_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, eb));
+  const double act = as_double(t) * as_double(ffn);
+  if (d.mlp == MlpKind::swiglu) {
+    ops.push_back(gemm("mlp_gate_up", OpClass::mlp, t, 2 * ffn, d.hidden));
+    // silu(gate) * up: read 2, write 1; backward reads gate, up, dy and writes dgate, dup.
+    ops.push_back(memory("swiglu", OpClass::elementwise, 3 * act, 5 * act, eb));
+  } else {
+    ops.push_back(gemm("mlp_up", OpClass::mlp, t, ffn, d.hidden));
+    ops.push_back(memory("gelu", OpClass::elementwise, 2 * act, 3 * act, eb));
+  }
+  ops.push_back(gemm("mlp_down", OpClass::mlp, t, d.hidden, ffn));
+  ops.push_back(memory("mlp_residual", OpClass::elementwise, 3 * nt * h, 2 * nt * h, eb));
+  return ops;
+}
+
+std::vector<Op> embedding_ops(const LlmDims& d, const LocalShape& s) {
+  const double nt = as_double(s.norm_tokens());
+  const double h = as_double(d.hidden);
+  // Gather rows (write the activations); backward scatter-adds the gradient rows into the
+  // vocabulary-parallel embedding gradient.
+  return {memory("embedding", OpClass::embedding, nt * h, 2 * nt * h, s.element_bytes)};
+}
+
+std::vector<Op> head_ops(const LlmDims& d, const LocalShape& s, bool with_loss) {
+  const double nt = as_double(s.norm_tokens());
+  const double h = as_double(d.hidden);
+  const std::int64_t t = s.tokens();
+  const std::int64_t vocab = d.vocab / s.tp;
+  std::vector<Op> ops;
+  ops.push_back(memory("final_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, s.element_bytes));
+  ops.push_back(gemm("lm_head", OpClass::lm_head, t, vocab, d.hidden));
+  if (with_loss) {
+    // Vocabulary-parallel cross-entropy: read the logits for max, sum-exp and the target
+    // logit (fused), backward writes softmax - onehot over the logits.
+    const double logits = as_double(t) * as_double(vocab);
+    ops.push_back(memory("cross_entropy", OpClass::loss, logits, 2 * logits, s.element_bytes));
+  }
+  return ops;
+}
+
+}  // namespace rapidllm::model

@@ -1,0 +1,67 @@
+// The kernels one rank runs for a transformer layer, the embedding and the LM head, in
+// forward, with what their backward costs. Shapes are local: after tensor parallelism
+// (heads, MLP width and vocabulary split by tp), sequence parallelism (norms and residuals
+// on tokens/tp) and context parallelism (queries on seq/cp, keys and values on seq).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "model/llm_dims.hpp"
+#include "rapidllm/gemm.hpp"
+
+namespace rapidllm::model {
+
+enum class OpClass { qkv_projection, attention, output_projection, mlp, elementwise, embedding, lm_head, loss };
+enum class OpKind { gemm, attention, memory };
+
+[[nodiscard]] std::string_view to_string(OpClass c);
+
+struct AttentionShape {
+  std::int64_t batch = 0;      // sequences
+  std::int64_t heads = 0;      // local query heads
+  std::int64_t kv_heads = 0;   // local KV heads
+  std::int64_t q_len = 0;      // queries per sequence on this rank
+  std::int64_t kv_len = 0;     // keys per sequence
+  std::int64_t head_dim = 0;
+  bool causal = true;
+  bool flash = true;
+  std::int64_t tile = 0;       // flash tile (Br = Bc); 0 = derive from shared memory
+  double element_bytes = 2.0;  // Q, K, V, O
+  double kv_element_bytes = 2.0;  // the KV cache (decode)
+};
+
+struct Op {
+  std::string_view name;
+  OpClass cls = OpClass::elementwise;
+  OpKind kind = OpKind::memory;
+  GemmShape gemm;              // kind gemm: the forward GEMM (backward: dgrad + wgrad)
+  AttentionShape attention;    // kind attention
+  double forward_bytes = 0.0;  // kind memory: HBM bytes read + written
+  double backward_bytes = 0.0;
+};
+
+// Per-rank extents of one micro-batch.
+struct LocalShape {
+  std::int64_t micro_batch = 1;  // sequences (b)
+  std::int64_t seq = 0;          // tokens per sequence in the model (s)
+  int tp = 1;
+  int cp = 1;
+  bool sequence_parallel = false;
+  double element_bytes = 2.0;    // activations
+  double kv_element_bytes = 2.0; // KV cache
+  // Inference decode: one new token per sequence attending to kv_len cached ones.
+  bool decode = false;
+  std::int64_t kv_len = 0;
+
+  [[nodiscard]] std::int64_t tokens() const;       // tokens entering the GEMMs on this rank
+  [[nodiscard]] std::int64_t norm_tokens() const;  // tokens of norms/residuals (SP shards them)
+};
+
+[[nodiscard]] std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s);
+[[nodiscard]] std::vector<Op> embedding_ops(const LlmDims& d, const LocalShape& s);
+// Final norm, LM head (vocabulary split by tp) and, when training, the cross-entropy loss.
+[[nodiscard]] std::vector<Op> head_ops(const LlmDims& d, const LocalShape& s, bool with_loss);
+
+}  // namespace rapidllm::model

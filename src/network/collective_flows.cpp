@@ -1,0 +1,430 @@
+// Collective algorithms as transfer DAGs. Each function appends the steps of one phase
+// (one op on one dimension) for one chunk, starting after `deps`, and returns the transfers
+// whose completion ends the phase.
+#include "network/collective_flows.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "network/analytical_collectives.hpp"
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::network {
+
+std::size_t PairSet::size() const {
+  std::size_t total = 0;
+  for (const auto& g : groups) {
+    const std::size_t n = g.size();
+    switch (kind) {
+      case Kind::shift: total += (n >= 2 && ((shift % static_cast<int>(n)) + static_cast<int>(n)) % static_cast<int>(n) != 0) ? n : 0; break;
+      case Kind::all_pairs: total += n * (n > 0 ? n - 1 : 0); break;
+      case Kind::indexed: total += index_pairs.size(); break;
+    }
+  }
+  return total;
+}
+
+namespace {
+
+using Groups = std::vector<std::vector<int>>;
+using PairsPtr = std::shared_ptr<const PairSet>;
+
+PairsPtr shift_pairs(const Groups& groups, int shift) {
+  auto p = std::make_shared<PairSet>();
+  p->kind = PairSet::Kind::shift;
+  p->groups = groups;
+  p->shift = shift;
+  return p;
+}
+
+PairsPtr all_pairs(const Groups& groups) {
+  auto p = std::make_shared<PairSet>();
+  p->kind = PairSet::Kind::all_pairs;
+  p->groups = groups;
+  return p;
+}
+
+PairsPtr indexed_pairs(const Groups& groups, std::vector<std::pair<int, int>> pairs) {
+  auto p = std::make_shared<PairSet>();
+  p->kind = PairSet::Kind::indexed;
+  p->groups = groups;
+  p->index_pairs = std::move(pairs);
+  return p;
+}
+
+bool is_switched(TopologyType t) {
+  return t == TopologyType::fully_connected || t == TopologyType::switch_ || t == TopologyType::superpod;
+}
+
+int ceil_log2(int n) { return static_cast<int>(std::bit_width(static_cast<unsigned>(n - 1))); }
+
+// Appends transfers one after another; `deps` holds what the next one waits for.
+struct Chain {
+  FlowPlan& plan;
+  int job;
+  int phase;
+  std::vector<int> deps;
+
+  void step(const PairsPtr& pairs, double bytes, double extra_latency = 0.0) {
+    Transfer t;
+    t.pairs = pairs;
+    t.bytes = bytes;
+    t.extra_latency_s = extra_latency;
+    t.deps = deps;
+    t.job = job;
+    t.phase = phase;
+    deps = {plan.add(std::move(t))};
+  }
+};
+
+// Ring steps of `op` over groups of n ranks on a buffer of `bytes`, in direction `dir`
+// (+1 or -1). All-to-all is the pairwise exchange (step s sends bytes/n to rank i+s).
+// On a FullyConnected dimension (`spread`), a step's bytes/n go out evenly over all n-1
+// links (the union of NCCL's per-channel rings loads every link equally).
+void ring_steps(Chain& c, const Groups& groups, int n, CollectiveOp op, double bytes, int dir, bool spread) {
+  if (n < 2) return;
+  const double piece = bytes / n;
+  if (op == CollectiveOp::all_to_all) {
+    for (int s = 1; s < n; ++s) c.step(shift_pairs(groups, dir * s), piece);
+    return;
+  }
+  const int steps = op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
+  const PairsPtr pairs = spread ? all_pairs(groups) : shift_pairs(groups, dir);
+  const double member_bytes = spread ? piece / (n - 1) : piece;
+  for (int s = 0; s < steps; ++s) c.step(pairs, member_bytes);
+}
+
+// Torus2D / Mesh2D ring decomposition (docs/collectives-analytical.md): two halves run the
+// axis schedule in opposite axis orders, each half split over both ring directions, so
+// every one of a GPU's four links carries a quarter of the data.
+std::vector<int> torus_ring(FlowPlan& plan, const TopologyDimension& dim, const Groups& slices, CollectiveOp op,
+                            double bytes, const std::vector<int>& deps, int job, int phase) {
+  const int a = dim.axis_a;
+  const int b = dim.axis_b;
+  Groups rows, cols;
+  for (const auto& s : slices) {
+    for (int y = 0; y < b; ++y) {
+      std::vector<int> r;
+      for (int x = 0; x < a; ++x) r.push_back(s[static_cast<std::size_t>(y * a + x)]);
+      rows.push_back(std::move(r));
+    }
+    for (int x = 0; x < a; ++x) {
+      std::vector<int> col;
+      for (int y = 0; y < b; ++y) col.push_back(s[static_cast<std::size_t>(y * a + x)]);
+      cols.push_back(std::move(col));
+    }
+  }
+  const double q = bytes / 4.0;
+  std::vector<int> exits;
+  for (int order = 0; order < 2; ++order) {
+    const Groups& first = order == 0 ? rows : cols;
+    const Groups& second = order == 0 ? cols : rows;
+    const int n1 = order == 0 ? a : b;
+    const int n2 = order == 0 ? b : a;
+    for (int dir : {1, -1}) {
+      Chain c{plan, job, phase, deps};
+      switch (op) {
+        case CollectiveOp::all_reduce:
+          ring_steps(c, first, n1, CollectiveOp::reduce_scatter, q, dir, false);
+          ring_steps(c, second, n2, CollectiveOp::all_reduce, q / n1, dir, false);
+          ring_steps(c, first, n1, CollectiveOp::all_gather, q, dir, false);
+          break;
+        case CollectiveOp::all_gather:
+          ring_steps(c, first, n1, CollectiveOp::all_gather, q / n2, dir, false);
+          ring_steps(c, second, n2, CollectiveOp::all_gather, q, dir, false);
+          break;
+        case CollectiveOp::reduce_scatter:
+          ring_steps(c, first, n1, CollectiveOp::reduce_scatter, q, dir, false);
+          ring_steps(c, second, n2, CollectiveOp::reduce_scatter, q / n1, dir, false);
+          break;
+        case CollectiveOp::all_to_all:
+          ring_steps(c, first, n1, CollectiveOp::all_to_all, q, dir, false);
+          ring_steps(c, second, n2, CollectiveOp::all_to_all, q, dir, false);
+          break;
+      }
+      exits.insert(exits.end(), c.deps.begin(), c.deps.end());
+    }
+  }
+  return exits;
+}
+
+// NCCL's double binary tree (ncclGetBtree / ncclGetDtree): tree 0 over ranks 0..n-1,
+// tree 1 mirrored (even n) or shifted by one (odd n), so a rank is a leaf in one tree and
+// interior in the other.
+int btree_parent(int n, int rank) {
+  if (rank == 0) return -1;
+  int bit = 1;
+  for (; bit < n; bit <<= 1) {
+    if (bit & rank) break;
+  }
+  int up = (rank ^ bit) | (bit << 1);
+  if (up >= n) up = rank ^ bit;
+  return up;
+}
+
+std::vector<std::pair<int, int>> double_tree_edges(int n) {
+  std::vector<std::pair<int, int>> edges;
+  for (int tree = 0; tree < 2; ++tree) {
+    for (int r = 0; r < n; ++r) {
+      int mapped = r;
+      if (tree == 1) mapped = n % 2 == 1 ? (r - 1 + n) % n : n - 1 - r;
+      const int up = btree_parent(n, mapped);
+      if (up < 0) continue;
+      const int parent = tree == 0 ? up : (n % 2 == 1 ? (up + 1) % n : n - 1 - up);
+      edges.emplace_back(r, parent);  // reduce up
+      edges.emplace_back(parent, r);  // broadcast down
+    }
+  }
+  return edges;
+}
+
+[[noreturn]] void unsupported(CollectiveAlgorithm algorithm) {
+  throw InfeasibleError(fmt::format(
+      "algorithm {} is not supported by the flow backend; use auto, ring, direct, halvingDoubling, "
+      "doubleBinaryTree or nvls",
+      to_string(algorithm)));
+}
+
+struct PhaseRequest {
+  const TopologyDimension* dim = nullptr;
+  std::size_t dim_index = 0;
+  Groups groups;  // same-size groups of GPUs that run the phase side by side
+  bool full_slices = false;
+  CollectiveOp op = CollectiveOp::all_reduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  double bytes = 0.0;
+};
+
+std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseRequest& r, const std::vector<int>& deps,
+                              int job, int phase) {
+  const NetworkDimension& spec = *r.dim->spec;
+  const int n = static_cast<int>(r.groups.front().size());
+  const double alpha = r.dim->latency_s;
+  Chain c{plan, job, phase, deps};
+  if (n < 2) return deps;
+  switch (r.algorithm) {
+    case CollectiveAlgorithm::auto_:
+    case CollectiveAlgorithm::ring:
+      if (r.full_slices && (spec.topology == TopologyType::torus2d || spec.topology == TopologyType::mesh2d)) {
+        return torus_ring(plan, *r.dim, r.groups, r.op, r.bytes, deps, job, phase);
+      }
+      ring_steps(c, r.groups, n, r.op, r.bytes, 1,
+                 spec.topology == TopologyType::fully_connected && r.op != CollectiveOp::all_to_all);
+      break;
+    case CollectiveAlgorithm::direct: {
+      if (!is_switched(spec.topology)) {
+        throw InfeasibleError(fmt::format(
+            "algorithm direct needs a FullyConnected, Switch or SuperPOD topology; network dimension '{}' is {} "
+            "(use ring)",
+            spec.id, to_string(spec.topology)));
+      }
+      const auto pairs = all_pairs(r.groups);
+      c.step(pairs, r.bytes / n);
+      if (r.op == CollectiveOp::all_reduce) c.step(pairs, r.bytes / n);
+      break;
+    }
+    case CollectiveAlgorithm::halving_doubling: {
+      if (r.op == CollectiveOp::all_to_all) {
+        throw InfeasibleError(fmt::format(
+            "algorithm halvingDoubling has no all_to_all form (network dimension '{}'); use ring or direct", spec.id));
+      }
+      if (!std::has_single_bit(static_cast<unsigned>(n))) {
+        throw InfeasibleError(fmt::format(
+            "algorithm halvingDoubling needs a power-of-two rank count; network dimension '{}' has {} ranks (use ring)",
+            spec.id, n));
+      }
+      auto exchange = [&](int distance) {
+        std::vector<std::pair<int, int>> p;
+        for (int i = 0; i < n; ++i) p.emplace_back(i, i ^ distance);
+        return indexed_pairs(r.groups, std::move(p));
+      };
+      const bool rs = r.op != CollectiveOp::all_gather;
+      const bool ag = r.op != CollectiveOp::reduce_scatter;
+      if (rs) {  // recursive halving: exchange half of what is left with a partner n/2, n/4, ... away
+        double left = r.bytes;
+        for (int d = n / 2; d >= 1; d /= 2) {
+          left /= 2.0;
+          c.step(exchange(d), left);
+        }
+      }
+      if (ag) {  // recursive doubling: the mirror image
+        double have = r.bytes / n;
+        for (int d = 1; d < n; d *= 2) {
+          c.step(exchange(d), have);
+          have *= 2.0;
+        }
+      }
+      break;
+    }
+    case CollectiveAlgorithm::double_binary_tree: {
+      if (r.op != CollectiveOp::all_reduce) {
+        throw InfeasibleError(fmt::format(
+            "algorithm doubleBinaryTree only implements all_reduce; {} on network dimension '{}' needs ring or direct",
+            to_string(r.op), spec.id));
+      }
+      // Both trees pipelined: every tree edge carries half the buffer up (reduce) and down
+      // (broadcast) at once; the pipeline fill is one tree depth up and one down.
+      // (The member paths already charge one alpha.)
+      c.step(indexed_pairs(r.groups, double_tree_edges(n)), r.bytes / 2.0,
+             std::max(0.0, (2.0 * ceil_log2(n) - 1.0) * alpha));
+      break;
+    }
+    case CollectiveAlgorithm::nvls: {
+      if (spec.topology != TopologyType::switch_ || r.op != CollectiveOp::all_reduce) {
+        throw InfeasibleError(fmt::format(
+            "algorithm nvls (in-switch reduction) is an all_reduce on a Switch dimension; network dimension '{}' is {} "
+            "and the op is {}",
+            spec.id, to_string(spec.topology), to_string(r.op)));
+      }
+      // Every GPU sends its whole buffer to the switch (reduced there as it arrives, plus its
+      // reduced shard for the multicast: S (n+1)/n) and receives the same back.
+      Groups with_switch;
+      for (const auto& g : r.groups) {
+        std::vector<int> w = g;
+        const int sw = topo.switch_of(r.dim_index, g.front());
+        for (int m : g) {
+          if (topo.switch_of(r.dim_index, m) != sw) {
+            throw InfeasibleError(fmt::format("nvls on dimension '{}': GPUs {} and {} are on different switches", spec.id,
+                                              g.front(), m));
+          }
+        }
+        w.push_back(sw);
+        with_switch.push_back(std::move(w));
+      }
+      std::vector<std::pair<int, int>> p;
+      for (int i = 0; i < n; ++i) {
+        p.emplace_back(i, n);
+        p.emplace_back(n, i);
+      }
+      c.step(indexed_pairs(with_switch, std::move(p)), r.bytes * (n + 1) / n, 1.5 * alpha);
+      break;
+    }
+    case CollectiveAlgorithm::mesh:
+    case CollectiveAlgorithm::mesh2d:
+    case CollectiveAlgorithm::hypercube:
+    case CollectiveAlgorithm::torus2d: unsupported(r.algorithm);
+  }
+  return c.deps;
+}
+
+// Runs a list of phases for `chunks` chunks of the buffer: chunk k's phase p starts after
+// its phase p-1 and after chunk k-active's phase p.
+int add_phases(FlowPlan& plan, const Topology& topo, std::vector<PhaseRequest> phases, double bytes, int chunks,
+               int active) {
+  const int job = plan.jobs++;
+  const int first_phase = static_cast<int>(plan.phases.size());
+  for (const auto& p : phases) {
+    PlanPhase pp;
+    pp.job = job;
+    pp.info.dimension_id = p.dim->spec->id;
+    pp.info.op = p.op;
+    pp.info.algorithm = p.algorithm;
+    pp.info.ranks = static_cast<int>(p.groups.front().size());
+    pp.info.bytes = p.bytes;
+    plan.phases.push_back(pp);
+  }
+  chunks = std::max(1, chunks);
+  active = std::max(1, active);
+  std::vector<std::vector<std::vector<int>>> exits(static_cast<std::size_t>(chunks));
+  for (int k = 0; k < chunks; ++k) {
+    std::vector<int> deps;
+    for (std::size_t p = 0; p < phases.size(); ++p) {
+      if (k >= active) {
+        const auto& prev = exits[static_cast<std::size_t>(k - active)][p];
+        deps.insert(deps.end(), prev.begin(), prev.end());
+      }
+      PhaseRequest r = phases[p];
+      r.bytes = phases[p].bytes / chunks;
+      deps = append_phase(plan, topo, r, deps, job, first_phase + static_cast<int>(p));
+      exits[static_cast<std::size_t>(k)].push_back(deps);
+    }
+  }
+  (void)bytes;
+  return job;
+}
+
+CollectiveAlgorithm flow_algorithm(CollectiveOp op, int ranks, const NetworkDimension& dim,
+                                   const ExecutionBackendSpec& exec) {
+  CollectiveAlgorithm a = resolve_algorithm(op, ranks, dim, exec);
+  return a;
+}
+
+}  // namespace
+
+int add_collective(FlowPlan& plan, const Topology& topo, CollectiveOp op, double bytes,
+                   const ExecutionBackendSpec& exec) {
+  if (!(bytes >= 0.0) || !std::isfinite(bytes)) {
+    throw InfeasibleError(fmt::format("collective size must be finite and >= 0 (got {})", bytes));
+  }
+  const auto& dims = topo.dimensions();
+  const std::size_t k = dims.size();
+  std::vector<PhaseRequest> phases;
+  auto phase = [&](CollectiveOp phase_op, std::size_t d, double phase_bytes) {
+    PhaseRequest r;
+    r.dim = &dims[d];
+    r.dim_index = d;
+    r.groups = topo.slices(d);
+    r.full_slices = true;
+    r.op = phase_op;
+    r.algorithm = flow_algorithm(phase_op, dims[d].ranks, *dims[d].spec, exec);
+    r.bytes = phase_bytes;
+    phases.push_back(std::move(r));
+  };
+  if (k == 1) {
+    phase(op, 0, bytes);
+  } else if (k > 1) {
+    std::vector<double> inner(k);
+    inner[0] = bytes;
+    for (std::size_t i = 1; i < k; ++i) inner[i] = inner[i - 1] / dims[i - 1].ranks;
+    switch (op) {
+      case CollectiveOp::all_reduce:
+        for (std::size_t i = 0; i + 1 < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner[i]);
+        phase(CollectiveOp::all_reduce, k - 1, inner[k - 1]);
+        for (std::size_t i = k - 1; i-- > 0;) phase(CollectiveOp::all_gather, i, inner[i]);
+        break;
+      case CollectiveOp::reduce_scatter:
+        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner[i]);
+        break;
+      case CollectiveOp::all_gather:
+        for (std::size_t i = k; i-- > 0;) phase(CollectiveOp::all_gather, i, inner[i]);
+        break;
+      case CollectiveOp::all_to_all:
+        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::all_to_all, i, bytes);
+        break;
+    }
+  }
+  if (phases.empty()) {
+    plan.jobs++;
+    return plan.jobs - 1;
+  }
+  return add_phases(plan, topo, std::move(phases), bytes, exec.preferred_dataset_splits,
+                    exec.active_chunks_per_dimension);
+}
+
+int add_group_collective(FlowPlan& plan, const Topology& topo, std::size_t dimension, const std::vector<int>& members,
+                         CollectiveOp op, CollectiveAlgorithm algorithm, double bytes) {
+  if (dimension >= topo.dimensions().size()) throw InfeasibleError("add_group_collective: no such dimension");
+  for (int m : members) {
+    if (m < 0 || m >= topo.num_gpus()) throw InfeasibleError(fmt::format("GPU {} is not in the topology", m));
+  }
+  const auto& dim = topo.dimensions()[dimension];
+  PhaseRequest r;
+  r.dim = &dim;
+  r.dim_index = dimension;
+  r.groups = {members};
+  r.full_slices = false;
+  r.op = op;
+  r.algorithm = algorithm == CollectiveAlgorithm::auto_
+                    ? resolve_algorithm(op, static_cast<int>(members.size()), *dim.spec, ExecutionBackendSpec{})
+                    : algorithm;
+  r.bytes = bytes;
+  return add_phases(plan, topo, {r}, bytes, 1, 1);
+}
+
+}  // namespace rapidllm::network

@@ -1,0 +1,38 @@
+#include "parallel/batching.hpp"
+
+#include <fmt/format.h>
+
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::parallel {
+
+Batching training_batching(const LlmModelSpec& model, const ParallelismSpec& par) {
+  Batching b;
+  b.flushes = model.gradient_accumulation_steps;
+  const long long per_flush_total = 1LL * par.dp * b.flushes;
+  if (model.global_batch_size % per_flush_total != 0) {
+    throw InfeasibleError(fmt::format("global_batch_size {} is not divisible by dp ({}) x gradient_accumulation_steps ({})",
+                                      model.global_batch_size, par.dp, b.flushes));
+  }
+  const long long per_flush = model.global_batch_size / per_flush_total;  // sequences per DP rank per flush
+  if (par.micro_batch_size) {
+    if (per_flush % *par.micro_batch_size != 0) {
+      throw InfeasibleError(fmt::format("{} sequences per data-parallel rank and flush are not divisible by "
+                                        "micro_batch_size {}",
+                                        per_flush, *par.micro_batch_size));
+    }
+    b.micro_batch_size = *par.micro_batch_size;
+    b.micro_batches = static_cast<int>(per_flush / *par.micro_batch_size);
+  } else {
+    if (per_flush % par.mb != 0) {
+      throw InfeasibleError(fmt::format("{} sequences per data-parallel rank and flush cannot be cut into mb = {} "
+                                        "micro-batches; set parallelism.mb to a divisor or parallelism.micro_batch_size",
+                                        per_flush, par.mb));
+    }
+    b.micro_batches = par.mb;
+    b.micro_batch_size = static_cast<int>(per_flush / par.mb);
+  }
+  return b;
+}
+
+}  // namespace rapidllm::parallel
