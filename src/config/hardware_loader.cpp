@@ -151,7 +151,7 @@ CollectiveAlgorithm algorithm_from(const std::string& name) {
       {"direct", CollectiveAlgorithm::direct}, {"halvingDoubling", CollectiveAlgorithm::halving_doubling},
       {"doubleBinaryTree", CollectiveAlgorithm::double_binary_tree}, {"mesh", CollectiveAlgorithm::mesh},
       {"mesh2d", CollectiveAlgorithm::mesh2d}, {"hypercube", CollectiveAlgorithm::hypercube},
-      {"torus2d", CollectiveAlgorithm::torus2d}};
+      {"torus2d", CollectiveAlgorithm::torus2d}, {"nvls", CollectiveAlgorithm::nvls}};
   for (const auto& [n, a] : table) {
     if (name == n) return a;
   }
@@ -191,6 +191,11 @@ NetworkDimension read_dimension(const Cursor& d) {
   out.energy_per_bit_j = topo.child("energy_per_bit").real();
   out.util = topo.child("util").real();
   out.optimize_2dmap = topo.child("optimize_2dmap").boolean();
+  out.in_network_reduction = topo.child("in_network_reduction").boolean();
+  if (out.in_network_reduction && out.topology != TopologyType::switch_) {
+    topo.child("in_network_reduction").fail("in-network reduction is modelled on Switch dimensions only",
+                                            "set topology.type: Switch or remove in_network_reduction");
+  }
   SuperPodSpec pod;
   pod.variant = topo.child("superpod_variant").string();
   pod.leaf_size = topo.child("leaf_size").small_integer();

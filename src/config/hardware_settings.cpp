@@ -9,7 +9,7 @@ constexpr auto H = ConfigFile::hardware;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 const std::vector<std::string_view> kAlgorithms = {
-    "auto", "ring", "direct", "halvingDoubling", "doubleBinaryTree", "mesh", "mesh2d", "hypercube", "torus2d"};
+    "auto", "ring", "direct", "halvingDoubling", "doubleBinaryTree", "mesh", "mesh2d", "hypercube", "torus2d", "nvls"};
 const std::vector<std::string_view> kAsTensorFormat = {"as_tensor_format"};
 
 Setting precision(std::string_view path, std::string_view doc) {
@@ -145,6 +145,8 @@ std::vector<Setting> hardware_settings() {
        "achievable fraction of the bandwidth (<= 1: a link cannot beat its rate)", {}, 1e-3, 1.0},
       {"network.dimensions[].topology.optimize_2dmap", H, ValueKind::boolean, "", "false",
        "map ranks onto the 2-D shape to minimise hops"},
+      {"network.dimensions[].topology.in_network_reduction", H, ValueKind::boolean, "", "false",
+       "[rapidllm] Switch: the switch reduces and multicasts (NVLink SHARP / NVLS); auto all-reduce uses it"},
       {"network.dimensions[].topology.superpod_variant", H, ValueKind::string, "", "\"\"",
        "SuperPOD reference architecture (e.g. h100)"},
       {"network.dimensions[].topology.leaf_size", H, ValueKind::integer, "", "0",

@@ -51,6 +51,7 @@ std::string_view to_string(CollectiveAlgorithm a) {
     case CollectiveAlgorithm::mesh2d: return "mesh2d";
     case CollectiveAlgorithm::hypercube: return "hypercube";
     case CollectiveAlgorithm::torus2d: return "torus2d";
+    case CollectiveAlgorithm::nvls: return "nvls";
   }
   return "?";
 }

@@ -59,10 +59,14 @@ bool is_two_dimensional(TopologyType t) {
 }
 
 // What `auto` means on a topology: NCCL's large-message choice on switched fabrics (rings
-// for the reductions and gathers, one-step pairwise exchange for all-to-all); rings
-// elsewhere (on Torus2D/Mesh2D "ring" is the per-axis ring decomposition).
-CollectiveAlgorithm auto_algorithm(CollectiveOp op, TopologyType topology) {
-  if (is_switched(topology) && op == CollectiveOp::all_to_all) return CollectiveAlgorithm::direct;
+// for the reductions and gathers, one-step pairwise exchange for all-to-all, in-switch
+// reduction for all-reduce where the switch offers it); rings elsewhere (on Torus2D/Mesh2D
+// "ring" is the per-axis ring decomposition).
+CollectiveAlgorithm auto_algorithm(CollectiveOp op, const NetworkDimension& dim) {
+  if (dim.in_network_reduction && dim.topology == TopologyType::switch_ && op == CollectiveOp::all_reduce) {
+    return CollectiveAlgorithm::nvls;
+  }
+  if (is_switched(dim.topology) && op == CollectiveOp::all_to_all) return CollectiveAlgorithm::direct;
   return CollectiveAlgorithm::ring;
 }
 
@@ -147,7 +151,7 @@ CollectiveAlgorithm resolve_algorithm(CollectiveOp op, int /*ranks*/,
   } else if (auto d = defaults.collectives.find(op); d != defaults.collectives.end()) {
     chosen = d->second;
   }
-  if (chosen == CollectiveAlgorithm::auto_) chosen = auto_algorithm(op, dimension.topology);
+  if (chosen == CollectiveAlgorithm::auto_) chosen = auto_algorithm(op, dimension);
   return chosen;
 }
 
@@ -163,7 +167,7 @@ CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm
         "network dimension '{}': collective size must be finite and >= 0 (got {})",
         dimension.id, bytes));
   }
-  if (algorithm == CollectiveAlgorithm::auto_) algorithm = auto_algorithm(op, dimension.topology);
+  if (algorithm == CollectiveAlgorithm::auto_) algorithm = auto_algorithm(op, dimension);
 
   CollectivePhase phase;
   phase.dimension_id = dimension.id;
@@ -236,6 +240,17 @@ CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm
       // total; latency is one tree depth up and one down.
       phase.time_s = alpha_beta(2.0 * static_cast<double>(ceil_log2(n)), alpha, 2.0 * bytes,
                                 bandwidth);
+      break;
+    case CollectiveAlgorithm::nvls:
+      if (dimension.topology != TopologyType::switch_ || !reduce) {
+        throw InfeasibleError(fmt::format(
+            "algorithm nvls (in-switch reduction) is an all_reduce on a Switch dimension; network dimension '{}' is "
+            "{} and the op is {}",
+            dimension.id, to_string(dimension.topology), to_string(op)));
+      }
+      // Each GPU sends its buffer to the switch (which reduces it on the fly) plus its reduced
+      // shard for the multicast, and receives the same: S (n+1)/n each way, two steps.
+      phase.time_s = alpha_beta(2.0, alpha, bytes * (n + 1.0) / n, bandwidth);
       break;
     case CollectiveAlgorithm::mesh:
     case CollectiveAlgorithm::mesh2d:

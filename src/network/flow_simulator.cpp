@@ -38,9 +38,7 @@ constexpr double kTiny = 1e-12;
 FlowSimulator::FlowSimulator(const Topology& topology) : topo_(topology), router_(topology) {}
 
 const FlowSimulator::Usage& FlowSimulator::usage_of(const PairSet& pairs) {
-  for (auto& [key, usage] : usage_cache_) {
-    if (key == &pairs) return usage;
-  }
+  if (auto it = usage_cache_.find(&pairs); it != usage_cache_.end()) return it->second;
   const auto& links = topo_.links();
   std::vector<double> acc(links.size(), 0.0);
   std::vector<int> touched;
@@ -63,13 +61,11 @@ const FlowSimulator::Usage& FlowSimulator::usage_of(const PairSet& pairs) {
     u.weights.push_back(w);
     u.solo_rate = std::min(u.solo_rate, links[static_cast<std::size_t>(l)].capacity_bytes_per_s / w);
   }
-  usage_cache_.emplace_back(&pairs, std::move(u));
-  return usage_cache_.back().second;
+  return usage_cache_.emplace(&pairs, std::move(u)).first->second;
 }
 
 SimulationResult FlowSimulator::run(const FlowPlan& plan, const SimulationOptions& options) {
   usage_cache_.clear();
-  usage_cache_.reserve(plan.transfers.size());
   const auto& links = topo_.links();
   const std::size_t nt = plan.transfers.size();
   SimulationResult res;
@@ -224,10 +220,8 @@ SimulationResult FlowSimulator::run(const FlowPlan& plan, const SimulationOption
       const auto lu = static_cast<std::size_t>(l);
       if (wsum[lu] <= kTiny) continue;
       const double current = std::max(0.0, rem[lu]) / wsum[lu];
-      if (current > share * (1.0 + 1e-12) + 1e-300) {  // stale entry: re-queue at its current share
-        heap.emplace(current, l);
-        continue;
-      }
+      // Shares only grow as slots freeze, and every change queued a fresh entry: skip stale ones.
+      if (current > share * (1.0 + 1e-9)) continue;
       for (const auto& [sid, wt] : on_link[lu]) {
         if (frozen[static_cast<std::size_t>(sid)]) continue;
         frozen[static_cast<std::size_t>(sid)] = 1;

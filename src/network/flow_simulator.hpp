@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "network/flow_plan.hpp"
@@ -49,7 +50,7 @@ class FlowSimulator {
 
   const Topology& topo_;
   Router router_;
-  std::vector<std::pair<const PairSet*, Usage>> usage_cache_;
+  std::unordered_map<const PairSet*, Usage> usage_cache_;
 };
 
 }  // namespace rapidllm::network

@@ -1,0 +1,112 @@
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "exec/training_predictor.hpp"
+#include "llm_fixtures.hpp"
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::exec {
+namespace {
+
+using testing::shipped_hardware;
+using testing::shipped_model;
+
+double breakdown_sum(const TrainingPrediction& p) {
+  return std::accumulate(p.breakdown.begin(), p.breakdown.end(), 0.0,
+                         [](double a, const auto& e) { return a + e.second; });
+}
+
+double category(const TrainingPrediction& p, const std::string& name) {
+  for (const auto& [n, s] : p.breakdown) {
+    if (n == name) return s;
+  }
+  return 0.0;
+}
+
+TEST(TrainingPredictor, BreakdownSumsToTheStepAndThroughputFollows) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  hw.parallelism.tp = 2;
+  hw.parallelism.tp_sp = true;
+  hw.parallelism.pp = 2;
+  hw.parallelism.dp = 2;
+  hw.parallelism.mb = 8;
+  hw.sw.dp_zero_stage = 1;
+  const LlmModelSpec m = shipped_model("llama3.1-8b");
+  const TrainingPrediction p = predict_training(hw, m, "test");
+  EXPECT_EQ(p.num_gpus, 8);
+  EXPECT_EQ(p.micro_batches, 8);
+  EXPECT_EQ(p.micro_batch_size, 128 / (2 * 8));
+  EXPECT_NEAR(breakdown_sum(p), p.step_time_s, 1e-9 * p.step_time_s);
+  EXPECT_DOUBLE_EQ(p.tokens_per_s, 128.0 * 8192.0 / p.step_time_s);
+  EXPECT_GT(category(p, "communication.tp"), 0.0);
+  EXPECT_GT(category(p, "communication.pp"), 0.0);
+  EXPECT_GT(p.mfu, 0.0);
+  EXPECT_LT(p.mfu, 1.0);
+}
+
+TEST(TrainingPredictor, PipelineBubbleFollowsTheSchedule) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  hw.parallelism.pp = 4;
+  hw.parallelism.mb = 8;
+  LlmModelSpec m = shipped_model("llama3.1-8b");
+  m.global_batch_size = 8;
+  m.vocab_size = 256;  // a negligible embedding and head: four equal stages of 8 layers
+  const TrainingPrediction one_f_one_b = predict_training(hw, m, "test");
+  EXPECT_NEAR(one_f_one_b.pipeline_bubble_fraction, 3.0 / 11.0, 0.01);  // (p-1)/(m+p-1)
+  hw.parallelism.pp_schedule = "gpipe";
+  EXPECT_DOUBLE_EQ(predict_training(hw, m, "test").step_time_s, one_f_one_b.step_time_s);
+  hw.parallelism.pp_schedule = "interleaved_1f1b";
+  hw.parallelism.vpp = 2;
+  const TrainingPrediction interleaved = predict_training(hw, m, "test");
+  EXPECT_LT(interleaved.pipeline_bubble_fraction, one_f_one_b.pipeline_bubble_fraction);
+  EXPECT_NEAR(interleaved.pipeline_bubble_fraction, 3.0 / 19.0, 0.01);  // (p-1)/(v m + p - 1)
+}
+
+TEST(TrainingPredictor, FullRecomputeRepeatsTheLayerForward) {
+  HardwareSpec hw = shipped_hardware("A100_SXM4_80GB");
+  LlmModelSpec m = shipped_model("llama2-7b");
+  m.global_batch_size = 4;
+  hw.parallelism.mb = 4;
+  hw.sw.full_recomputation = false;
+  const TrainingPrediction selective = predict_training(hw, m, "test");
+  EXPECT_DOUBLE_EQ(category(selective, "compute.recompute"), 0.0);  // flash recomputes inside its kernel
+  hw.sw.full_recomputation = true;
+  const TrainingPrediction full = predict_training(hw, m, "test");
+  // Recompute = the layers' forward: about a third of forward + backward (2x forward).
+  double layer_work = 0.0;
+  for (const char* c : {"compute.qkv_projection", "compute.attention", "compute.output_projection", "compute.mlp",
+                        "compute.norm_elementwise"}) {
+    layer_work += category(full, c);
+  }
+  EXPECT_NEAR(category(full, "compute.recompute") / layer_work, 1.0 / 3.0, 0.05);
+  EXPECT_NEAR(full.step_time_s - selective.step_time_s, category(full, "compute.recompute"), 1e-9);
+}
+
+TEST(TrainingPredictor, DataParallelismAddsOnlyGradientSynchronisation) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  LlmModelSpec m = shipped_model("llama3.1-8b");
+  m.global_batch_size = 8;
+  hw.parallelism.micro_batch_size = 1;
+  const TrainingPrediction single = predict_training(hw, m, "test");
+  hw.parallelism.dp = 8;
+  m.global_batch_size = 64;
+  const TrainingPrediction data_parallel = predict_training(hw, m, "test");
+  // Same per-GPU work; the 8 GPUs share one NVSwitch for the all-reduce.
+  const double dp = category(data_parallel, "communication.dp");
+  EXPECT_GT(dp, 0.0);
+  EXPECT_NEAR(data_parallel.step_time_s - dp, single.step_time_s, 1e-9);
+}
+
+TEST(TrainingPredictor, IndivisibleConfigurationsAreInfeasible) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  LlmModelSpec m = shipped_model("llama3.1-8b");
+  hw.parallelism.tp = 3;  // 32 heads
+  EXPECT_THROW((void)predict_training(hw, m, "test"), InfeasibleError);
+  hw.parallelism.tp = 1;
+  hw.parallelism.dp = 3;  // 128 sequences
+  EXPECT_THROW((void)predict_training(hw, m, "test"), InfeasibleError);
+}
+
+}  // namespace
+}  // namespace rapidllm::exec

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include "parallel/placement.hpp"
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::parallel {
+namespace {
+
+// A DGX cluster as the shipped configs describe it: 8 GPUs on NVSwitch listing tp, cp,
+// ep; InfiniBand of auto size listing dp, pp.
+NetworkSpec dgx() {
+  NetworkSpec n;
+  NetworkDimension nvlink;
+  nvlink.id = "nvlink";
+  nvlink.size = {8};
+  nvlink.parallelisms = {Parallelism::tp, Parallelism::cp, Parallelism::ep};
+  NetworkDimension ib;
+  ib.id = "ib";
+  ib.parallelisms = {Parallelism::dp, Parallelism::pp};
+  n.dimensions = {nvlink, ib};
+  return n;
+}
+
+std::vector<std::pair<std::string, int>> spans(const Placement& pl, Parallelism p) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& s : pl.group(p)) out.emplace_back(s.dimension->id, s.ranks);
+  return out;
+}
+
+using Spans = std::vector<std::pair<std::string, int>>;
+
+TEST(Placement, DataParallelStaysInTheNodeWhenItFits) {
+  NetworkSpec n = dgx();
+  Placement pl(n, Degrees{1, 2, 1, 4, 1});  // cp 2 x dp 4 = 8 GPUs
+  EXPECT_EQ(spans(pl, Parallelism::cp), (Spans{{"nvlink", 2}}));
+  EXPECT_EQ(spans(pl, Parallelism::dp), (Spans{{"nvlink", 4}}));
+}
+
+TEST(Placement, LargeGroupsSpanNodesHierarchically) {
+  NetworkSpec n = dgx();
+  Placement pl(n, Degrees{1, 2, 1, 32, 1});  // 64 GPUs: dp = 4 per node x 8 nodes
+  EXPECT_EQ(spans(pl, Parallelism::dp), (Spans{{"nvlink", 4}, {"ib", 8}}));
+  Placement tp8(n, Degrees{8, 1, 1, 4, 4});
+  EXPECT_EQ(spans(tp8, Parallelism::tp), (Spans{{"nvlink", 8}}));
+  EXPECT_EQ(spans(tp8, Parallelism::dp), (Spans{{"ib", 4}}));
+  EXPECT_EQ(tp8.neighbour_dimension(Parallelism::pp)->id, "ib");
+}
+
+TEST(Placement, RapidLlmAutoDimensionsHoldWhatTheyList) {
+  NetworkSpec n = dgx();
+  n.dimensions[0].size.clear();  // size: auto, as in the RAPID-LLM reference files
+  Placement pl(n, Degrees{2, 1, 1, 4, 1});
+  EXPECT_EQ(pl.capacities()[0], 2);
+  EXPECT_EQ(spans(pl, Parallelism::dp), (Spans{{"ib", 4}}));
+}
+
+TEST(Placement, ErrorsNameTheProblem) {
+  NetworkSpec n = dgx();
+  n.dimensions[1].parallelisms = {Parallelism::pp};  // dp on no dimension
+  EXPECT_THROW(Placement(n, Degrees{1, 1, 1, 2, 1}), InfeasibleError);
+  NetworkSpec fixed = dgx();
+  fixed.dimensions[1].size = {2};
+  EXPECT_THROW(Placement(fixed, Degrees{8, 1, 1, 4, 1}), InfeasibleError);  // 32 > 16 GPUs
+  NetworkSpec odd = dgx();
+  EXPECT_THROW(Placement(odd, Degrees{3, 1, 1, 4, 1}), InfeasibleError);  // 3 x 4 misaligns with 8
+}
+
+}  // namespace
+}  // namespace rapidllm::parallel
