@@ -59,8 +59,10 @@ void add_breakdown(Breakdown& b, const ForwardCost& f, double p2p_s, double scal
 
 }  // namespace
 
-InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source) {
-  LlmContext ctx(hw, spec, source);
+InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source,
+                                      CostCache* costs) {
+  CostCache local;
+  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local);
   const auto& deg = ctx.degrees();
   InferencePrediction out;
   out.num_gpus = static_cast<int>(deg.total());

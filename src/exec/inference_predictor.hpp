@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "exec/cost_cache.hpp"
 #include "rapidllm/hardware_spec.hpp"
 #include "rapidllm/llm_prediction.hpp"
 #include "rapidllm/model_spec.hpp"
@@ -12,6 +13,7 @@
 namespace rapidllm::exec {
 
 [[nodiscard]] InferencePrediction predict_inference(const HardwareSpec& hardware, const LlmModelSpec& model,
-                                                    const std::string& model_source);
+                                                    const std::string& model_source,
+                                                  CostCache* costs = nullptr);
 
 }  // namespace rapidllm::exec

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "compute/op_coster.hpp"
+#include "exec/cost_cache.hpp"
 #include "model/llm_dims.hpp"
 #include "parallel/placement.hpp"
 #include "rapidllm/hardware_spec.hpp"
@@ -15,7 +16,8 @@ namespace rapidllm::exec {
 class LlmContext {
  public:
   // Validates that the degrees divide the model (InfeasibleError otherwise).
-  LlmContext(const HardwareSpec& hardware, const LlmModelSpec& model, const std::string& model_source);
+  LlmContext(const HardwareSpec& hardware, const LlmModelSpec& model, const std::string& model_source,
+             CostCache& costs);
 
   [[nodiscard]] const HardwareSpec& hardware() const { return hw_; }
   [[nodiscard]] const LlmModelSpec& spec() const { return spec_; }
@@ -41,7 +43,7 @@ class LlmContext {
   bool sequence_parallel_ = false;
   DType dtype_ = DType::bf16;
   parallel::Placement placement_;
-  compute::OpCoster coster_;
+  compute::OpCoster& coster_;
 };
 
 // The layers on each pipeline rank: L layers in pp x vpp chunks as even as possible,

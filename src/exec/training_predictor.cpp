@@ -137,8 +137,10 @@ void add(Breakdown& b, const std::string& name, double seconds) {
 
 }  // namespace
 
-TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source) {
-  LlmContext ctx(hw, spec, source);
+TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source,
+                                    CostCache* costs) {
+  CostCache local;
+  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local);
   const auto& deg = ctx.degrees();
   const auto& par = hw.parallelism;
   const parallel::Batching batching = parallel::training_batching(spec, par);

@@ -6,15 +6,18 @@
 
 #include <string>
 
+#include "exec/cost_cache.hpp"
 #include "rapidllm/hardware_spec.hpp"
 #include "rapidllm/llm_prediction.hpp"
 #include "rapidllm/model_spec.hpp"
 
 namespace rapidllm::exec {
 
+// `costs` carries kernel costs across predictions (sweeps); nullptr = a private one.
 // Throws InfeasibleError when the parallelism cannot run the model, ConfigError for an
 // architecture not modelled yet.
 [[nodiscard]] TrainingPrediction predict_training(const HardwareSpec& hardware, const LlmModelSpec& model,
-                                                  const std::string& model_source);
+                                                  const std::string& model_source,
+                                                  CostCache* costs = nullptr);
 
 }  // namespace rapidllm::exec
