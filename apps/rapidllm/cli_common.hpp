@@ -28,5 +28,6 @@ void add_predict_command(CLI::App& app);
 void add_gemm_command(CLI::App& app);
 void add_collective_command(CLI::App& app);
 void add_config_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
 
 }  // namespace rapidllm::cli

@@ -1,4 +1,4 @@
-// rapidllm collective --hardware HW.yaml --op all_reduce --bytes 1GiB --ranks 8 [--dim ID] [--backend analytical]
+// rapidllm collective --hardware HW.yaml --op all_reduce --bytes 1GiB --ranks 8 [--dim ID] [--backend analytical|flow|ns3]
 #include <memory>
 #include <optional>
 
@@ -8,7 +8,7 @@
 #include "gemm_runner.hpp"
 #include "io/collective_report.hpp"
 #include "io/spec_json.hpp"
-#include "network/analytical_collectives.hpp"
+#include "network/backend.hpp"
 #include "network/rank_layout.hpp"
 #include "rapidllm/config.hpp"
 #include "rapidllm/error.hpp"
@@ -46,8 +46,9 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--bytes", o->bytes, "nccl-tests size (per-rank buffer), e.g. 1GiB, 64MiB, 1e9")->required();
   cmd->add_option("--ranks", o->ranks, "participating GPUs")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--dim", o->dimension, "network dimension id (default: span dimensions innermost first)");
-  cmd->add_option("--backend", o->backend, "network model")
-      ->check(CLI::IsMember({"analytical"}))
+  cmd->add_option("--backend", o->backend,
+                  "network model: analytical (alpha-beta), flow (congestion-aware flow simulation), ns3 (packet-level)")
+      ->check(CLI::IsMember({"analytical", "flow", "ns3"}))
       ->capture_default_str();
   add_set_option(*cmd, o->sets);
   add_output_options(*cmd, o->output);
@@ -59,7 +60,9 @@ void add_collective_command(CLI::App& app) {
     HardwareSpec hw = load_hardware(o->hardware, o->sets);
     std::optional<std::string> dim = o->dimension.empty() ? std::nullopt : std::optional<std::string>(o->dimension);
     auto spans = network::lay_out_ranks(hw.network, o->ranks, dim);
-    CollectiveEstimate e = network::estimate_collective(op_from(o->op), *bytes, spans, hw.execution);
+    const auto backend = network::parse_backend(o->backend);
+    CollectiveEstimate e = network::run_collective(backend.value_or(network::NetworkBackend::analytical), op_from(o->op),
+                                                   *bytes, spans, hw.network, hw.execution);
     nlohmann::json resolved = {{"hardware", io::hardware_json(hw)}, {"op", o->op}, {"bytes", *bytes},
                                {"ranks", o->ranks}, {"dim", o->dimension}, {"backend", o->backend}};
     io::ReportHeader header{io::config_hash(resolved), hw.source, ""};

@@ -21,6 +21,7 @@ struct Precision {
 
 struct PrecisionSpec {
   Precision tensor_format;       // activations
+  Precision matmul;              // GEMM operands (fp8 with Transformer Engine FP8 recipes)
   Precision kv_cache;
   Precision parameters;
   Precision gradients;           // accumulated gradients
@@ -72,9 +73,14 @@ struct CoreSpec {
   // Throughput of each dtype relative to the 16-bit rate above (fp16/bf16 are 1 by
   // definition). A dtype missing here is not described by the hardware config.
   std::map<DType, double> dtype_flop_scale;
+  // Achievable fraction of a dtype's peak where it differs from `util` (FP8 GEMMs reach a
+  // smaller share of their doubled peak than 16-bit ones).
+  std::map<DType, double> dtype_util;
 
   // Dense tensor-core peak for a dtype (FLOP/s), before util; nullopt if not described.
   [[nodiscard]] std::optional<double> peak_flops_per_s(DType dtype) const;
+  // The rate kernels sustain: peak x the dtype's util; nullopt if not described.
+  [[nodiscard]] std::optional<double> achievable_flops_per_s(DType dtype) const;
 };
 
 enum class MemoryScope { mcu, mcu_bundle, global };
@@ -122,7 +128,8 @@ enum class CollectiveAlgorithm {
   mesh,
   mesh2d,
   hypercube,
-  torus2d
+  torus2d,
+  nvls  // in-switch reduction (NVLink SHARP): all_reduce on a Switch with in_network_reduction
 };
 
 struct SuperPodSpec {
@@ -144,6 +151,8 @@ struct NetworkDimension {
   double energy_per_bit_j = 0.0;
   double util = 1.0;
   bool optimize_2dmap = false;
+  // The switch reduces and multicasts (NVLS / SHARP): `auto` all-reduce uses it (Switch only).
+  bool in_network_reduction = false;
   std::optional<SuperPodSpec> superpod;
   std::vector<Parallelism> parallelisms;
   std::map<CollectiveOp, CollectiveAlgorithm> collective_override;

@@ -31,9 +31,9 @@ double wave_factor(double ctas, int sms) {
 }  // namespace
 
 AttentionModel::AttentionModel(const HardwareSpec& hw, DType dtype) {
-  const auto peak = hw.core.peak_flops_per_s(dtype);
-  if (!peak) throw InfeasibleError("attention: the hardware config does not describe this dtype's throughput");
-  peak_flops_per_s_ = *peak * hw.core.util;
+  const auto rate = hw.core.achievable_flops_per_s(dtype);
+  if (!rate) throw InfeasibleError("attention: the hardware config does not describe this dtype's throughput");
+  peak_flops_per_s_ = *rate;
   const double sm_clocks = hw.core.frequency_hz * hw.core.num_sms;
   sfu_ops_per_s_ = hw.core.sfu_ops_per_cycle_per_sm * sm_clocks;
   fp32_ops_per_s_ = hw.core.fp32_ops_per_cycle_per_sm * sm_clocks;

@@ -196,7 +196,7 @@ GemmTileModel::GemmTileModel(const HardwareSpec& hardware, DType dtype) : dtype_
   }
   group_warps_ = core.mma_threads / 32;
   max_cluster_size_ = std::max(1, core.max_cluster_size);
-  peak_flops_per_s_ = *peak * core.util;
+  peak_flops_per_s_ = *core.achievable_flops_per_s(dtype);
   launch_overhead_s_ = hardware.sw.kernel_launch_overhead_s;
   num_sms_ = core.num_sms;
   // The MMA computes d1 x d2 x d1 per clock: M and N move in steps of d1, K in steps of d2.

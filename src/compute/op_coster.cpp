@@ -4,8 +4,8 @@
 
 namespace rapidllm::compute {
 
-OpCoster::OpCoster(const HardwareSpec& hw, DType dtype)
-    : gemms_(GemmTileModel(hw, dtype)),
+OpCoster::OpCoster(const HardwareSpec& hw, DType dtype, DType matmul_dtype)
+    : gemms_(GemmTileModel(hw, matmul_dtype)),
       attention_(hw, dtype),
       launch_s_(hw.sw.kernel_launch_overhead_s),
       dram_bytes_per_s_(hw.dram().bandwidth_bytes_per_s * hw.dram().util),

@@ -19,7 +19,8 @@ struct OpTime {
 
 class OpCoster {
  public:
-  OpCoster(const HardwareSpec& hardware, DType dtype);
+  // GEMMs run in `matmul_dtype`; attention in the activation format `dtype`.
+  OpCoster(const HardwareSpec& hardware, DType dtype, DType matmul_dtype);
 
   [[nodiscard]] OpTime time(const model::Op& op);
   // One memory-bound kernel moving `bytes` through HBM.

@@ -21,6 +21,7 @@ SoftwareSpec read_software(const Cursor& sw) {
   PrecisionSpec& ps = out.precision;
   ps.tensor_format = p.child("tensor_format").precision(Precision{});
   const Precision& base = ps.tensor_format;
+  ps.matmul = p.child("matmul").precision(base);
   ps.kv_cache = p.child("kv_cache").precision(base);
   ps.parameters = p.child("parameters").precision(base);
   ps.gradients = p.child("gradients").precision(base);
@@ -60,6 +61,9 @@ CoreSpec read_core(const Cursor& core) {
   Cursor scale = core.child("dtype_flop_scale");
   if (auto fp8 = scale.child("fp8").optional_real()) out.dtype_flop_scale[DType::fp8] = *fp8;
   if (auto fp32 = scale.child("fp32").optional_real()) out.dtype_flop_scale[DType::fp32] = *fp32;
+  Cursor dtype_util = core.child("dtype_util");
+  if (auto fp8 = dtype_util.child("fp8").optional_real()) out.dtype_util[DType::fp8] = *fp8;
+  if (auto fp32 = dtype_util.child("fp32").optional_real()) out.dtype_util[DType::fp32] = *fp32;
   return out;
 }
 

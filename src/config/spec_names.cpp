@@ -82,6 +82,13 @@ std::optional<double> CoreSpec::peak_flops_per_s(DType dtype) const {
   return frequency_hz * num_sms * tensor_cores_per_sm * flop_per_cycle_per_tensor_core * scale;
 }
 
+std::optional<double> CoreSpec::achievable_flops_per_s(DType dtype) const {
+  const auto peak = peak_flops_per_s(dtype);
+  if (!peak) return std::nullopt;
+  const auto it = dtype_util.find(dtype);
+  return *peak * (it == dtype_util.end() ? util : it->second);
+}
+
 const NetworkDimension* NetworkSpec::dimension_for(Parallelism p) const {
   for (const auto& d : dimensions) {
     for (auto q : d.parallelisms) {

@@ -26,18 +26,21 @@ class Fnv1a {
 
 }  // namespace
 
-std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype) {
+std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matmul_dtype) {
   Fnv1a f;
   f.add(static_cast<int>(dtype));
+  f.add(static_cast<int>(matmul_dtype));
   const CoreSpec& c = hw.core;
   for (double v : {c.frequency_hz, c.flop_per_cycle_per_tensor_core, c.util, c.sfu_ops_per_cycle_per_sm,
                    c.fp32_ops_per_cycle_per_sm}) {
     f.add(v);
   }
   for (int v : {c.num_sms, c.tensor_cores_per_sm, c.fma_d1, c.fma_d2, c.mma_threads, c.max_cluster_size}) f.add(v);
-  for (const auto& [d, s] : c.dtype_flop_scale) {
-    f.add(static_cast<int>(d));
-    f.add(s);
+  for (const auto* m : {&c.dtype_flop_scale, &c.dtype_util}) {
+    for (const auto& [d, s] : *m) {
+      f.add(static_cast<int>(d));
+      f.add(s);
+    }
   }
   for (const MemoryLevel& m : hw.memory) {
     f.add(m.name);
@@ -48,9 +51,9 @@ std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype) {
   return f.value();
 }
 
-compute::OpCoster& CostCache::coster(const HardwareSpec& hw, DType dtype) {
-  auto& slot = costers_[kernel_fingerprint(hw, dtype)];
-  if (!slot) slot = std::make_unique<compute::OpCoster>(hw, dtype);
+compute::OpCoster& CostCache::coster(const HardwareSpec& hw, DType dtype, DType matmul_dtype) {
+  auto& slot = costers_[kernel_fingerprint(hw, dtype, matmul_dtype)];
+  if (!slot) slot = std::make_unique<compute::OpCoster>(hw, dtype, matmul_dtype);
   return *slot;
 }
 

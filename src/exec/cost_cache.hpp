@@ -15,13 +15,13 @@ namespace rapidllm::exec {
 
 class CostCache {
  public:
-  [[nodiscard]] compute::OpCoster& coster(const HardwareSpec& hardware, DType dtype);
+  [[nodiscard]] compute::OpCoster& coster(const HardwareSpec& hardware, DType dtype, DType matmul_dtype);
   [[nodiscard]] std::size_t devices() const { return costers_.size(); }
 
  private:
   std::unordered_map<std::uint64_t, std::unique_ptr<compute::OpCoster>> costers_;
 };
 
-[[nodiscard]] std::uint64_t kernel_fingerprint(const HardwareSpec& hardware, DType dtype);
+[[nodiscard]] std::uint64_t kernel_fingerprint(const HardwareSpec& hardware, DType dtype, DType matmul_dtype);
 
 }  // namespace rapidllm::exec

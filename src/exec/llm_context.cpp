@@ -36,7 +36,7 @@ LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const s
       sequence_parallel_(hw.parallelism.tp_sp && hw.parallelism.tp > 1),
       dtype_(hw.sw.precision.tensor_format.dtype),
       placement_(hw.network, degrees_),
-      coster_(costs.coster(hw, dtype_)) {
+      coster_(costs.coster(hw, dtype_, hw.sw.precision.matmul.dtype)) {
   const int tp = degrees_.tp;
   require(dims_.heads % tp == 0, fmt::format("num_heads = {} is not divisible by tp = {}", dims_.heads, tp));
   require(dims_.kv_heads % tp == 0 || tp % dims_.kv_heads == 0,

@@ -25,6 +25,7 @@ class LlmContext {
   [[nodiscard]] const parallel::Degrees& degrees() const { return degrees_; }
   [[nodiscard]] bool sequence_parallel() const { return sequence_parallel_; }
   [[nodiscard]] DType dtype() const { return dtype_; }
+  [[nodiscard]] DType matmul_dtype() const { return hw_.sw.precision.matmul.dtype; }
   [[nodiscard]] double element_bytes() const { return hw_.sw.precision.tensor_format.bytes; }
   [[nodiscard]] compute::OpCoster& coster() { return coster_; }
 

@@ -155,6 +155,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   shape.sequence_parallel = ctx.sequence_parallel();
   shape.element_bytes = ctx.element_bytes();
   shape.kv_element_bytes = hw.sw.precision.kv_cache.bytes;
+  shape.fp8_linears = hw.sw.precision.matmul.bytes < hw.sw.precision.tensor_format.bytes;
 
   const PartCost layer = layer_cost(ctx, shape);
   const PartCost embedding = embedding_cost(ctx, shape);
@@ -251,7 +252,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   out.tokens_per_s = tokens / out.step_time_s;
   out.model_flops_per_step = tokens * model::training_flops_per_token(ctx.dims(), spec.seq_len);
   out.mfu = out.model_flops_per_step /
-            (out.step_time_s * out.num_gpus * hw.core.peak_flops_per_s(ctx.dtype()).value_or(0.0));
+            (out.step_time_s * out.num_gpus * hw.core.peak_flops_per_s(ctx.matmul_dtype()).value_or(0.0));
   out.mfu_formula = model::mfu_formula();
   out.pipeline_bubble_fraction = flush.bubble_s / flush.total_s;
   out.stage_forward_s = stages[crit].forward_s;

@@ -26,7 +26,8 @@ json hardware_json(const HardwareSpec& hw) {
              {"kernel_launch_overhead_s", hw.sw.kernel_launch_overhead_s},
              {"dp_zero_stage", hw.sw.dp_zero_stage},
              {"precision",
-              {{"tensor_format", precision_json(p.tensor_format)}, {"kv_cache", precision_json(p.kv_cache)},
+              {{"tensor_format", precision_json(p.tensor_format)}, {"matmul", precision_json(p.matmul)},
+               {"kv_cache", precision_json(p.kv_cache)},
                {"parameters", precision_json(p.parameters)}, {"gradients", precision_json(p.gradients)},
                {"grad_microbatch", precision_json(p.grad_microbatch)},
                {"grad_communication", precision_json(p.grad_communication)},
@@ -39,6 +40,8 @@ json hardware_json(const HardwareSpec& hw) {
              {"dp_microbatch", hw.sw.dp_microbatch == DpMicrobatchSync::last_mb ? "last_mb" : "every_mb"}};
   json scale = json::object();
   for (const auto& [d, s] : hw.core.dtype_flop_scale) scale[std::string(dtype_name(d))] = s;
+  json dtype_util = json::object();
+  for (const auto& [d, u] : hw.core.dtype_util) dtype_util[std::string(dtype_name(d))] = u;
   json core = {{"frequency_hz", hw.core.frequency_hz},
                {"num_sms", hw.core.num_sms},
                {"tensor_cores_per_sm", hw.core.tensor_cores_per_sm},
@@ -52,7 +55,8 @@ json hardware_json(const HardwareSpec& hw) {
                {"sfu_ops_per_cycle_per_sm", hw.core.sfu_ops_per_cycle_per_sm},
                {"fp32_ops_per_cycle_per_sm", hw.core.fp32_ops_per_cycle_per_sm},
                {"util", hw.core.util},
-               {"dtype_flop_scale", scale}};
+               {"dtype_flop_scale", scale},
+               {"dtype_util", dtype_util}};
   json memory = json::array();
   for (const auto& m : hw.memory) {
     memory.push_back({{"name", m.name},

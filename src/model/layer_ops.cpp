@@ -48,6 +48,22 @@ Op memory(std::string_view name, OpClass cls, double reads_writes, double bwd, d
 
 double as_double(std::int64_t v) { return static_cast<double>(v); }
 
+// The FP8 casts around a linear layer with input T x K and output T x N (Transformer
+// Engine): forward quantizes the input (read 2 B, write 1 B per element) unless the
+// preceding norm already wrote FP8 (TE's fused LayerNormLinear); backward cast-transposes
+// the output gradient (read 2 B, write 1 B twice) and transposes the saved FP8 input
+// (read and write 1 B).
+Op fp8_casts(std::string_view name, std::int64_t tokens, std::int64_t k, std::int64_t n, bool input_from_norm) {
+  const double t = as_double(tokens);
+  Op op;
+  op.name = name;
+  op.cls = OpClass::elementwise;
+  op.kind = OpKind::memory;
+  op.forward_bytes = input_from_norm ? 0.0 : 3.0 * t * as_double(k);
+  op.backward_bytes = 4.0 * t * as_double(n) + 2.0 * t * as_double(k);
+  return op;
+}
+
 }  // namespace
 
 std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
@@ -66,6 +82,7 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
   // Pre-attention norm: read x, write normed x; backward reads x, dy and writes dx.
   ops.push_back(memory("attention_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, eb));
   ops.push_back(gemm("qkv_projection", OpClass::qkv_projection, t, q_cols + 2 * kv_cols, d.hidden));
+  if (s.fp8_linears) ops.push_back(fp8_casts("qkv_fp8_casts", t, d.hidden, q_cols + 2 * kv_cols, true));
   if (d.rope) {
     const double qk = as_double(t) * as_double(q_cols + kv_cols);
     ops.push_back(memory("rotary_embedding", OpClass::elementwise, 2 * qk, 2 * qk, eb));
@@ -81,6 +98,7 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
                                        s.element_bytes, s.kv_element_bytes};
   ops.push_back(attention);
   ops.push_back(gemm("output_projection", OpClass::output_projection, t, d.hidden, q_cols));
+  if (s.fp8_linears) ops.push_back(fp8_casts("output_projection_fp8_casts", t, q_cols, d.hidden, false));
   // Residual add (read two, write one) and the pre-MLP norm; backward adds the residual
   // gradient to the branch gradient.
   ops.push_back(memory("attention_residual", OpClass::elementwise, 3 * nt * h, 2 * nt * h, eb));
@@ -88,13 +106,16 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
   const double act = as_double(t) * as_double(ffn);
   if (d.mlp == MlpKind::swiglu) {
     ops.push_back(gemm("mlp_gate_up", OpClass::mlp, t, 2 * ffn, d.hidden));
+    if (s.fp8_linears) ops.push_back(fp8_casts("mlp_gate_up_fp8_casts", t, d.hidden, 2 * ffn, true));
     // silu(gate) * up: read 2, write 1; backward reads gate, up, dy and writes dgate, dup.
     ops.push_back(memory("swiglu", OpClass::elementwise, 3 * act, 5 * act, eb));
   } else {
     ops.push_back(gemm("mlp_up", OpClass::mlp, t, ffn, d.hidden));
+    if (s.fp8_linears) ops.push_back(fp8_casts("mlp_up_fp8_casts", t, d.hidden, ffn, true));
     ops.push_back(memory("gelu", OpClass::elementwise, 2 * act, 3 * act, eb));
   }
   ops.push_back(gemm("mlp_down", OpClass::mlp, t, d.hidden, ffn));
+  if (s.fp8_linears) ops.push_back(fp8_casts("mlp_down_fp8_casts", t, ffn, d.hidden, false));
   ops.push_back(memory("mlp_residual", OpClass::elementwise, 3 * nt * h, 2 * nt * h, eb));
   return ops;
 }

@@ -51,6 +51,9 @@ struct LocalShape {
   bool sequence_parallel = false;
   double element_bytes = 2.0;    // activations
   double kv_element_bytes = 2.0; // KV cache
+  // FP8 GEMMs on 16-bit activations (Transformer Engine recipes): every linear layer
+  // casts its input to FP8 and, in backward, casts and transposes its output gradient.
+  bool fp8_linears = false;
   // Inference decode: one new token per sequence attending to kv_len cached ones.
   bool decode = false;
   std::int64_t kv_len = 0;

@@ -75,6 +75,7 @@ Topology::Topology(const std::vector<GroupSpan>& spans, const std::vector<Faulty
 int Topology::add_link(int a, int b, double capacity, double latency, int dim) {
   const int id = static_cast<int>(links_.size());
   links_.push_back(Link{a, b, capacity, latency, dim});
+  link_index_.emplace((static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b), id);
   if (out_.size() < static_cast<std::size_t>(nodes_)) out_.resize(static_cast<std::size_t>(nodes_));
   out_[static_cast<std::size_t>(a)].push_back(id);
   return id;
@@ -92,11 +93,10 @@ void Topology::add_cable(int a, int b, double capacity, double latency, int dim)
 }
 
 std::optional<int> Topology::link_between(int a, int b) const {
-  if (a < 0 || a >= nodes_ || static_cast<std::size_t>(a) >= out_.size()) return std::nullopt;
-  for (int id : out_[static_cast<std::size_t>(a)]) {
-    if (links_[static_cast<std::size_t>(id)].dst == b) return id;
-  }
-  return std::nullopt;
+  if (a < 0 || b < 0) return std::nullopt;
+  const auto it = link_index_.find((static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b));
+  if (it == link_index_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::vector<std::vector<int>> Topology::slices(std::size_t d) const {

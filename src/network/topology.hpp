@@ -4,7 +4,9 @@
 // in docs/network-simulator.md.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,7 @@ class Topology {
   std::vector<TopologyDimension> dims_;
   std::vector<Link> links_;
   std::vector<std::vector<int>> out_;
+  std::unordered_map<std::uint64_t, int> link_index_;  // (src << 32 | dst) -> link id
 };
 
 // The two axes of a 2-D dimension holding n ranks: its configured [a, b] when that holds

@@ -34,7 +34,7 @@ double forward_flops(const std::vector<Op>& ops, compute::OpCoster& coster) {
 TEST(LayerFlops, GptLayerForwardIsTheClosedForm) {
   // Korthikanti et al. / Narayanan et al.: 24 b s h^2 + 4 b s^2 h per layer forward.
   const HardwareSpec hw = a100();
-  compute::OpCoster coster(hw, DType::bf16);
+  compute::OpCoster coster(hw, DType::bf16, DType::bf16);
   for (auto [b, s, h, a] : {std::array<int, 4>{1, 2048, 4096, 32}, {4, 1024, 2048, 16}}) {
     LocalShape shape;
     shape.micro_batch = b;
@@ -47,7 +47,7 @@ TEST(LayerFlops, GptLayerForwardIsTheClosedForm) {
 
 TEST(LayerFlops, TensorParallelismDividesTheWork) {
   const HardwareSpec hw = a100();
-  compute::OpCoster coster(hw, DType::bf16);
+  compute::OpCoster coster(hw, DType::bf16, DType::bf16);
   LocalShape whole;
   whole.micro_batch = 2;
   whole.seq = 2048;
@@ -60,7 +60,7 @@ TEST(LayerFlops, TensorParallelismDividesTheWork) {
 
 TEST(LayerFlops, FlashSkipsTheCausalUpperTriangle) {
   const HardwareSpec hw = a100();
-  compute::OpCoster coster(hw, DType::bf16);
+  compute::OpCoster coster(hw, DType::bf16, DType::bf16);
   AttentionShape s{1, 32, 32, 4096, 4096, 128, true, true, 128, 2.0, 2.0};
   Op op;
   op.kind = OpKind::attention;

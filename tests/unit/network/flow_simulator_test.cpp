@@ -54,7 +54,8 @@ TEST(FlowBackend, UncongestedEqualsAnalyticalOnEveryTopology) {
   auto fc = dim("fc", TopologyType::fully_connected, 280e9, 2e-6);
   auto sw = dim("sw", TopologyType::switch_, 450e9, 3e-6);
   auto tor = dim("tor", TopologyType::torus2d, 100e9, 1e-6, {4, 4});
-  auto pod = superpod("pod", 50e9, 50e9, 5e-6, 4, 2);
+  // Cross-leaf paths take 2 alpha (four links of alpha/2), analytical charges alpha per step.
+  auto pod = superpod("pod", 50e9, 50e9, 1e-6, 4, 2);
   struct Case {
     std::string name;
     std::vector<GroupSpan> group;
@@ -199,7 +200,7 @@ TEST(FlowBackend, UnreachablePeerIsAnInfeasibleErrorNamingThePair) {
 TEST(FlowBackend, EveryByteSentIsReceived) {
   auto sw = dim("sw", TopologyType::switch_, 100e9, 1e-6);
   auto ring = dim("ring", TopologyType::ring, 25e9, 5e-6);
-  const Topology topo({{&sw, 4}, {&ring, 4}}, {{0, 4, 0.3}});  // a soft fault on GPU 0's NVSwitch port
+  const Topology topo({{&sw, 4}, {&ring, 4}}, {{0, 4, 0.3}});  // a soft fault on the ring link 0 - 4
   for (auto op : kAllOps) {
     SCOPED_TRACE(std::string(to_string(op)));
     FlowPlan plan;

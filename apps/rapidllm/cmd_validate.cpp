@@ -1,0 +1,50 @@
+// rapidllm validate [--data DIR] [--configs DIR] [--source NAME] [--cases] [--format table|json|csv]
+#include <filesystem>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "io/validation_report.hpp"
+#include "validate/cases.hpp"
+
+namespace rapidllm::cli {
+
+namespace {
+struct ValidateOptions {
+  std::string data;
+  std::string configs;
+  std::string source;
+  bool cases = false;
+  OutputOptions output;
+};
+
+// The repository's folders: from the working directory when run there, else from the
+// source tree this binary was built from.
+std::string repo_path(const std::string& rel) {
+  if (std::filesystem::exists(rel)) return rel;
+  return std::string(RAPIDLLM_SOURCE_DIR) + "/" + rel;
+}
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand("validate", "compare predictions with published measurements");
+  cmd->add_option("--data", o->data, "folder of the ground-truth CSV files (default: validation/data)");
+  cmd->add_option("--configs", o->configs, "folder of the device configs (default: configs)");
+  cmd->add_option("--source", o->source, "only sources whose short name contains this (e.g. dgxc, lmdeploy)");
+  cmd->add_flag("--cases", o->cases, "list every compared case in the table, not only the summary");
+  add_output_options(*cmd, o->output);
+  cmd->callback([o] {
+    const validate::CaseInputs in{o->data.empty() ? repo_path("validation/data") : o->data,
+                                  o->configs.empty() ? repo_path("configs") : o->configs};
+    const auto cases = validate::all_cases(in, o->source);
+    std::string text;
+    switch (format_of(o->output)) {
+      case io::Format::json: text = json_text(io::validation_report_json(cases)); break;
+      case io::Format::csv: text = io::validation_report_csv(cases); break;
+      case io::Format::table: text = io::validation_report_table(cases, o->cases); break;
+    }
+    io::write_output(text, o->output.path);
+  });
+}
+
+}  // namespace rapidllm::cli

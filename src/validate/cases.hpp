@@ -1,0 +1,27 @@
+// The ground-truth files as comparison cases. Each row becomes a scenario built from a
+// shipped device config and the row's own model and parallelism (never a per-row
+// constant), is predicted, and is compared on the metric the row publishes; a row that
+// cannot be modelled yet is kept as skipped with the reason.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "exec/cost_cache.hpp"
+#include "validate/validation_case.hpp"
+
+namespace rapidllm::validate {
+
+struct CaseInputs {
+  std::string data_dir;    // the CSV files
+  std::string config_dir;  // configs/ (hardware/*.yaml)
+};
+
+[[nodiscard]] std::vector<CaseResult> training_cases(const CaseInputs& in, exec::CostCache& costs);
+[[nodiscard]] std::vector<CaseResult> inference_cases(const CaseInputs& in, exec::CostCache& costs);
+[[nodiscard]] std::vector<CaseResult> collective_cases(const CaseInputs& in);
+
+// Every file's cases, optionally only the sources whose short name contains `source`.
+[[nodiscard]] std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& source = "");
+
+}  // namespace rapidllm::validate

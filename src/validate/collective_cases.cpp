@@ -1,0 +1,71 @@
+// collectives.csv rows -> the analytical collective model on the shipped device's
+// network, compared on nccl-tests bus bandwidth.
+#include <fmt/format.h>
+
+#include "network/analytical_collectives.hpp"
+#include "network/rank_layout.hpp"
+#include "rapidllm/error.hpp"
+#include "validate/cases.hpp"
+#include "validate/csv_table.hpp"
+#include "validate/device_map.hpp"
+
+namespace rapidllm::validate {
+
+std::vector<CaseResult> collective_cases(const CaseInputs& in) {
+  std::vector<CaseResult> out;
+  for (const auto& r : read_csv(in.data_dir + "/collectives.csv")) {
+    CaseResult c;
+    c.row_id = r.text("row_id");
+    c.source = source_name(r.text("source"));
+    c.kind = "collective";
+    c.metric = "busbw_bytes_per_s";
+    c.description = fmt::format("{} {} B on {} x {}", r.text("collective").substr(0, 10), r.text("size_bytes"),
+                                r.text("num_gpus"), r.text("gpu").substr(0, 14));
+    const auto busbw = r.number("busbw_GBps");
+    const auto size = r.number("size_bytes");
+    const auto gpus = r.number("num_gpus");
+    if (!busbw || !size || !gpus || *busbw <= 0) {
+      c.reason = "no message size or bus bandwidth published";
+      out.push_back(c);
+      continue;
+    }
+    c.measured = *busbw * 1e9;  // nccl-tests GB/s = 1e9 B/s
+    if (r.text("collective").rfind("all_reduce", 0) != 0) {
+      c.reason = "only all-reduce rows are compared";
+      out.push_back(c);
+      continue;
+    }
+    std::string reason;
+    auto hw = device_for(r.text("gpu"), in.config_dir, reason);
+    if (!hw) {
+      c.reason = reason;
+      out.push_back(c);
+      continue;
+    }
+    try {
+      const auto spans = network::lay_out_ranks(hw->network, static_cast<int>(*gpus));
+      c.predicted = network::estimate_collective(CollectiveOp::all_reduce, *size, spans, hw->execution).busbw_bytes_per_s;
+      c.status = CaseStatus::compared;
+    } catch (const Error& e) {
+      c.status = CaseStatus::failed;
+      c.reason = e.what();
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& source) {
+  exec::CostCache costs;
+  std::vector<CaseResult> cases = training_cases(in, costs);
+  for (auto& c : inference_cases(in, costs)) cases.push_back(std::move(c));
+  for (auto& c : collective_cases(in)) cases.push_back(std::move(c));
+  if (source.empty()) return cases;
+  std::vector<CaseResult> kept;
+  for (auto& c : cases) {
+    if (c.source.find(source) != std::string::npos) kept.push_back(std::move(c));
+  }
+  return kept;
+}
+
+}  // namespace rapidllm::validate

@@ -1,0 +1,38 @@
+#include "validate/device_map.hpp"
+
+#include <fmt/format.h>
+
+#include "rapidllm/config.hpp"
+
+namespace rapidllm::validate {
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+bool has(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
+}  // namespace
+
+std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string& config_dir, std::string& reason) {
+  const auto load = [&](const char* name) { return load_hardware(config_dir + "/hardware/" + name + ".yaml"); };
+  if (has(gpu, "H100") && !has(gpu, "PCIe") && !has(gpu, "NVL")) {
+    HardwareSpec hw = load("H100_SXM5_80GB");
+    if (has(gpu, "96GB")) {
+      // Grand Teton H100: 96 GB HBM at 2.4 TB/s (the row's own description).
+      hw.memory.back().size_bytes = 96 * kGiB;
+      hw.memory.back().bandwidth_bytes_per_s = 2.4e12;
+    }
+    return hw;
+  }
+  if (has(gpu, "A100-SXM4")) {
+    HardwareSpec hw = load("A100_SXM4_80GB");
+    if (has(gpu, "40GB") && !has(gpu, "80GB")) {
+      // A100 40GB SXM datasheet: 40 GB HBM2 at 1,555 GB/s.
+      hw.memory.back().size_bytes = 40 * kGiB;
+      hw.memory.back().bandwidth_bytes_per_s = 1555e9;
+    }
+    return hw;
+  }
+  reason = fmt::format("no shipped device config for '{}'", gpu.substr(0, 40));
+  return std::nullopt;
+}
+
+}  // namespace rapidllm::validate

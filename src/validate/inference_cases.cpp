@@ -1,0 +1,131 @@
+// inference.csv rows -> inference predictions compared on throughput, TTFT, TPOT or
+// end-to-end latency, whichever the row publishes (one case per metric).
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "exec/inference_predictor.hpp"
+#include "rapidllm/error.hpp"
+#include "validate/cases.hpp"
+#include "validate/csv_table.hpp"
+#include "validate/device_map.hpp"
+
+namespace rapidllm::validate {
+
+namespace {
+
+bool has(const std::string& s, const char* needle) {
+  std::string l(s);
+  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return l.find(needle) != std::string::npos;
+}
+
+struct Scenario {
+  HardwareSpec hw;
+  LlmModelSpec model;
+};
+
+std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::string& reason) {
+  if (r.number("moe_experts").value_or(1) > 1) {
+    reason = "mixture-of-experts models are not modelled yet";
+    return std::nullopt;
+  }
+  auto hw = device_for(r.text("gpu"), in.config_dir, reason);
+  if (!hw) return std::nullopt;
+  // Static batching: the published batch size, or the fixed concurrency of online runs.
+  auto batch = r.number("batch_size");
+  if (!batch) batch = r.number("concurrency");
+  for (const char* c : {"layers", "hidden", "heads", "ffn", "vocab", "input_len", "output_len", "tp"}) {
+    if (!r.number(c)) {
+      reason = fmt::format("'{}' is not stated as a number ('{}')", c, r.text(c));
+      return std::nullopt;
+    }
+  }
+  if (!batch) {
+    reason = "in-flight batching with an engine-chosen, unpublished batch size needs a steady-state batching model";
+    return std::nullopt;
+  }
+  Scenario s{*hw, {}};
+  LlmModelSpec& m = s.model;
+  m.run_type = RunType::inference;
+  m.model_type = "llama";  // every modelled row is a Llama-family model (SwiGLU, RMSNorm, RoPE)
+  m.num_layers = static_cast<int>(*r.number("layers"));
+  m.hidden_dim = static_cast<std::int64_t>(*r.number("hidden"));
+  m.intermediate_size = static_cast<std::int64_t>(*r.number("ffn"));
+  m.vocab_size = static_cast<std::int64_t>(*r.number("vocab"));
+  m.attention.num_heads = static_cast<int>(*r.number("heads"));
+  m.attention.kv_heads = static_cast<int>(r.number("kv_heads").value_or(m.attention.num_heads));
+  m.attention.type = m.attention.kv_heads == m.attention.num_heads ? AttentionType::mha : AttentionType::gqa;
+  m.attention.use_flash_attention = true;
+  m.global_batch_size = static_cast<std::int64_t>(*batch);
+  const auto input = static_cast<std::int64_t>(*r.number("input_len"));
+  m.decode_len = static_cast<std::int64_t>(*r.number("output_len"));
+  m.seq_len = input + m.decode_len;
+  s.hw.parallelism.tp = static_cast<int>(*r.number("tp"));
+  s.hw.parallelism.pp = static_cast<int>(r.number("pp").value_or(1));
+  s.hw.parallelism.tp_sp = false;  // inference engines all-reduce
+  if (has(r.text("weight_dtype"), "fp8")) s.hw.sw.precision.matmul = Precision{1.0, DType::fp8};
+  return s;
+}
+
+}  // namespace
+
+std::vector<CaseResult> inference_cases(const CaseInputs& in, exec::CostCache& costs) {
+  std::vector<CaseResult> out;
+  for (const auto& r : read_csv(in.data_dir + "/inference.csv")) {
+    CaseResult base;
+    base.row_id = r.text("row_id");
+    base.source = source_name(r.text("source"));
+    base.kind = "inference";
+    base.description = fmt::format("{} tp{} batch {} in {} out {}", r.text("model").substr(0, 20), r.text("tp"),
+                                   r.text("batch_size").empty() ? r.text("concurrency") : r.text("batch_size"),
+                                   r.text("input_len"), r.text("output_len"));
+    // The metrics this row publishes: (metric, column, unit scale to SI).
+    std::vector<std::tuple<std::string, std::string, double>> metrics;
+    if (r.number("out_tok_s_total")) metrics.emplace_back("output_tokens_per_s", "out_tok_s_total", 1.0);
+    if (r.number("ttft_ms")) metrics.emplace_back("ttft_s", "ttft_ms", 1e-3);
+    if (r.number("tpot_ms")) metrics.emplace_back("tpot_s", "tpot_ms", 1e-3);
+    if (r.number("e2e_latency_s")) metrics.emplace_back("e2e_latency_s", "e2e_latency_s", 1.0);
+    if (metrics.empty()) {
+      base.metric = "none";
+      base.reason = "no throughput or latency published";
+      out.push_back(base);
+      continue;
+    }
+    std::string reason;
+    auto s = scenario(r, in, reason);
+    std::optional<InferencePrediction> p;
+    if (s) {
+      try {
+        p = exec::predict_inference(s->hw, s->model, base.row_id, &costs);
+      } catch (const Error& e) {
+        reason = e.what();
+      }
+    }
+    for (const auto& [metric, column, scale] : metrics) {
+      CaseResult c = base;
+      c.metric = metric;
+      c.measured = *r.number(column) * scale;
+      if (!s) {
+        c.reason = reason;
+      } else if (!p) {
+        c.status = CaseStatus::failed;
+        c.reason = reason;
+      } else {
+        c.status = CaseStatus::compared;
+        if (metric == "output_tokens_per_s") {
+          c.predicted = p->replicas * static_cast<double>(p->batch_size) * static_cast<double>(p->decode_len) /
+                        p->total_time_s;
+        }
+        if (metric == "ttft_s") c.predicted = p->prefill_time_s;
+        if (metric == "tpot_s") c.predicted = p->tpot.mean_s;
+        if (metric == "e2e_latency_s") c.predicted = p->total_time_s;
+      }
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace rapidllm::validate

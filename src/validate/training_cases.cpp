@@ -1,0 +1,162 @@
+// training.csv rows -> training predictions compared on step time (or throughput, or
+// TFLOP/s where that is all a source printed).
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "exec/training_predictor.hpp"
+#include "rapidllm/error.hpp"
+#include "validate/cases.hpp"
+#include "validate/csv_table.hpp"
+#include "validate/device_map.hpp"
+
+namespace rapidllm::validate {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+bool has(const std::string& s, const char* needle) { return lower(s).find(needle) != std::string::npos; }
+
+struct Scenario {
+  HardwareSpec hw;
+  LlmModelSpec model;
+};
+
+// Megatron-LM's num_floating_point_operations (the convention behind its README's
+// TFLOP/s): 12 B s L h^2 ((1 + g/a + s/h) + f/h x (3 if gated else 2)/2 + V/(2 L h)).
+double megatron_flops(const LlmModelSpec& m) {
+  const double h = static_cast<double>(m.hidden_dim);
+  const double s = static_cast<double>(m.seq_len);
+  const double ratio = static_cast<double>(m.attention.kv_heads) / m.attention.num_heads;
+  const double gated = m.model_type == "llama" ? 1.5 : 1.0;
+  return 12.0 * static_cast<double>(m.global_batch_size) * s * m.num_layers * h * h *
+         ((1.0 + ratio + s / h) + static_cast<double>(m.intermediate_size) / h * gated +
+          static_cast<double>(m.vocab_size) / (2.0 * m.num_layers * h));
+}
+
+// Builds the scenario, or says why the row cannot be modelled.
+std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::string& reason) {
+  const std::string arch = r.text("arch_notes");
+  if (r.number("moe_experts").value_or(1) > 1 || has(arch, "moe")) {
+    reason = "mixture-of-experts models are not modelled yet";
+    return std::nullopt;
+  }
+  if (has(arch, "mla")) {
+    reason = "multi-head latent attention is not modelled yet";
+    return std::nullopt;
+  }
+  if (has(arch, "sliding-window")) {
+    reason = "sliding-window attention is not modelled yet";
+    return std::nullopt;
+  }
+  auto hw = device_for(r.text("gpu"), in.config_dir, reason);
+  if (!hw) return std::nullopt;
+  for (const char* c : {"tp", "pp", "dp", "layers", "hidden", "heads", "ffn", "vocab", "seq_len", "global_batch_seqs"}) {
+    if (!r.number(c)) {
+      reason = fmt::format("'{}' is not stated as a number ('{}')", c, r.text(c));
+      return std::nullopt;
+    }
+  }
+  Scenario s{*hw, {}};
+  LlmModelSpec& m = s.model;
+  m.run_type = RunType::training;
+  m.model_type = has(arch, "swiglu") ? "llama" : "gpt";
+  m.num_layers = static_cast<int>(*r.number("layers"));
+  m.hidden_dim = static_cast<std::int64_t>(*r.number("hidden"));
+  m.intermediate_size = static_cast<std::int64_t>(*r.number("ffn"));
+  m.vocab_size = static_cast<std::int64_t>(*r.number("vocab"));
+  m.seq_len = static_cast<std::int64_t>(*r.number("seq_len"));
+  m.global_batch_size = static_cast<std::int64_t>(*r.number("global_batch_seqs"));
+  m.attention.num_heads = static_cast<int>(*r.number("heads"));
+  m.attention.kv_heads = static_cast<int>(r.number("kv_heads").value_or(m.attention.num_heads));
+  m.attention.type = m.attention.kv_heads == m.attention.num_heads ? AttentionType::mha : AttentionType::gqa;
+  // FlashAttention everywhere since 2022; the 2020 Megatron-LM tables predate it.
+  m.attention.use_flash_attention = !has(r.text("framework"), "2020");
+
+  ParallelismSpec& p = s.hw.parallelism;
+  p.tp = static_cast<int>(*r.number("tp"));
+  p.pp = static_cast<int>(*r.number("pp"));
+  p.dp = static_cast<int>(*r.number("dp"));
+  p.cp = static_cast<int>(r.number("cp").value_or(1));
+  const int vpp = static_cast<int>(r.number("vpp").value_or(1));
+  p.pp_schedule = vpp > 1 ? "interleaved_1f1b" : "1f1b";
+  p.vpp = vpp > 1 ? vpp : 1;
+  const std::string sp = lower(r.text("seq_parallel"));
+  const bool megatron = has(r.text("framework"), "nemo") || has(r.text("framework"), "megatron");
+  p.tp_sp = p.tp > 1 && (sp.rfind("yes", 0) == 0 || sp.rfind("likely yes", 0) == 0 || (sp.empty() && megatron));
+  // Megatron-LM's default micro-batch is 1; rows that do not state one are read so.
+  p.micro_batch_size = static_cast<int>(r.number("micro_batch").value_or(1));
+  const std::string zero = r.text("zero_fsdp");
+  s.hw.sw.dp_zero_stage = has(zero, "distributed optimizer") ? 1
+                          : has(zero, "shard_grad_op")       ? 2
+                          : has(zero, "fsdp")                ? 3
+                                                             : 0;
+  s.hw.sw.full_recomputation = lower(r.text("recompute")).rfind("full", 0) == 0;
+  if (has(r.text("precision"), "fp8") || has(r.text("precision"), "float8")) {
+    s.hw.sw.precision.matmul = Precision{1.0, DType::fp8};
+  }
+  const long long gpus = 1LL * p.tp * p.pp * p.dp * p.cp;
+  if (auto n = r.number("num_gpus"); n && static_cast<long long>(*n) != gpus) {
+    reason = fmt::format("tp x pp x dp x cp = {} but the row says {} GPUs", gpus, *n);
+    return std::nullopt;
+  }
+  return s;
+}
+
+CaseResult compare(const CsvRow& r, const CaseInputs& in, exec::CostCache& costs) {
+  CaseResult c;
+  c.row_id = r.text("row_id");
+  c.source = source_name(r.text("source"));
+  c.kind = "training";
+  c.description = fmt::format("{} on {} x {}{}", r.text("model"), r.text("num_gpus"), r.text("gpu").substr(0, 14),
+                              r.number("micro_batch") ? "" : " (micro-batch assumed 1)");
+  // The published metric, in order of preference.
+  if (auto t = r.number("step_time_s")) {
+    c.metric = "step_time_s";
+    c.measured = *t;
+  } else if (auto tps = r.number("tokens_per_s_total")) {
+    c.metric = "tokens_per_s";
+    c.measured = *tps;
+  } else if (auto tpg = r.number("tokens_per_s_per_gpu")) {
+    c.metric = "tokens_per_s_per_gpu";
+    c.measured = *tpg;
+  } else if (auto tf = r.number("tflops_per_gpu")) {
+    c.metric = "tflops_per_gpu";
+    c.measured = *tf;
+  } else {
+    c.reason = "no step time, throughput or TFLOP/s published";
+    return c;
+  }
+  std::string reason;
+  auto s = scenario(r, in, reason);
+  if (!s) {
+    c.reason = reason;
+    return c;
+  }
+  try {
+    const TrainingPrediction p = exec::predict_training(s->hw, s->model, c.row_id, &costs);
+    if (c.metric == "step_time_s") c.predicted = p.step_time_s;
+    if (c.metric == "tokens_per_s") c.predicted = p.tokens_per_s;
+    if (c.metric == "tokens_per_s_per_gpu") c.predicted = p.tokens_per_s / p.num_gpus;
+    if (c.metric == "tflops_per_gpu") c.predicted = megatron_flops(s->model) / p.step_time_s / p.num_gpus / 1e12;
+    c.status = CaseStatus::compared;
+  } catch (const Error& e) {
+    c.status = CaseStatus::failed;
+    c.reason = e.what();
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<CaseResult> training_cases(const CaseInputs& in, exec::CostCache& costs) {
+  std::vector<CaseResult> out;
+  for (const auto& row : read_csv(in.data_dir + "/training.csv")) out.push_back(compare(row, in, costs));
+  return out;
+}
+
+}  // namespace rapidllm::validate
