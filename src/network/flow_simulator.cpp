@@ -272,8 +272,14 @@ SimulationResult FlowSimulator::run(const FlowPlan& plan, const SimulationOption
       auto& list = on_link[static_cast<std::size_t>(u->links[k])];
       list.emplace_back(sid, u->weights[k]);
       if (list.size() == 2) ++shared_links;
-      seed_links.push_back(u->links[k]);
     }
+    if (shared_links == 0) {  // alone on every link (and so is everyone): its solo rate
+      s.rate = u->solo_rate;
+      ++res.rate_computations;
+      schedule_drain(sid, now);
+      return;
+    }
+    seed_links.insert(seed_links.end(), u->links.begin(), u->links.end());
   };
 
   auto drain = [&](int sid, double now) {
@@ -281,6 +287,7 @@ SimulationResult FlowSimulator::run(const FlowPlan& plan, const SimulationOption
     advance(s, now);
     const Transfer& t = plan.transfers[static_cast<std::size_t>(s.transfer)];
     res.bytes_delivered += s.members * (t.bytes - std::max(0.0, s.remaining));
+    const bool shared_before = shared_links > 0;  // else nobody else's rate depends on this slot
     for (int l : s.usage->links) {
       auto& list = on_link[static_cast<std::size_t>(l)];
       for (std::size_t k = 0; k < list.size(); ++k) {
@@ -291,7 +298,7 @@ SimulationResult FlowSimulator::run(const FlowPlan& plan, const SimulationOption
         }
       }
       if (list.size() == 1) --shared_links;
-      if (!list.empty()) seed_links.push_back(l);
+      if (shared_before && !list.empty()) seed_links.push_back(l);
     }
     s.active = false;
     ++s.version;

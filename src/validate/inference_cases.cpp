@@ -65,7 +65,10 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   s.hw.parallelism.tp = static_cast<int>(*r.number("tp"));
   s.hw.parallelism.pp = static_cast<int>(r.number("pp").value_or(1));
   s.hw.parallelism.tp_sp = false;  // inference engines all-reduce
-  if (has(r.text("weight_dtype"), "fp8")) s.hw.sw.precision.matmul = Precision{1.0, DType::fp8};
+  // FP8 weights where the GPU has FP8 tensor cores ("FP16/BF16 on A100; FP8 on H100").
+  if (has(r.text("weight_dtype"), "fp8") && s.hw.core.peak_flops_per_s(DType::fp8)) {
+    s.hw.sw.precision.matmul = Precision{1.0, DType::fp8};
+  }
   return s;
 }
 

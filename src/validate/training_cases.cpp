@@ -49,6 +49,10 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
     reason = "multi-head latent attention is not modelled yet";
     return std::nullopt;
   }
+  if (has(r.text("model"), "lora")) {
+    reason = "parameter-efficient fine-tuning (frozen base weights, LoRA adapters) is not modelled yet";
+    return std::nullopt;
+  }
   if (has(arch, "sliding-window")) {
     reason = "sliding-window attention is not modelled yet";
     return std::nullopt;
