@@ -31,12 +31,15 @@ def bf16(r): return 'fp8' not in r['precision'].lower() and 'float8' not in r['p
 def fp8(r): return not bf16(r)
 def megatron(r): return 'nemo' in r['framework'].lower() or 'megatron' in r['framework'].lower()
 def a100(r): return 'A100' in r['gpu']
+def h100(r): return 'H100' in r['gpu']
 def small_batch(r): return r.get('batch_size') in ('1', '16')
 
 FITS = {
     'H100_SXM5_80GB': [
         ('core_util', 0.3, 1.0, [('training', 'dgxc', 'step_time_s', lambda r: bf16(r) and megatron(r))]),
         ('fp8_util', 0.2, 1.0, [('training', 'dgxc', 'step_time_s', lambda r: fp8(r) and megatron(r))]),
+        # Batch-1 latency of TensorRT-LLM on H100 (NeMo's Llama-2 table): decode-dominated.
+        ('launch_us', 0.5, 20.0, [('inference', 'nemo-llama2-latency', 'e2e_latency_s', h100)]),
     ],
     'A100_SXM4_80GB': [
         ('core_util', 0.3, 1.0, [('training', 'llm-foundry', 'tokens_per_s', a100)]),

@@ -451,5 +451,31 @@ TEST(ReferencePoint, H100NvSwitchAllReduceBusBandwidth) {
              445518845015.976, 1e-9);
 }
 
+// ---- in-switch reduction (NVLS) -------------------------------------------------------------
+
+TEST(NvlsCollective, AutoAllReduceUsesTheSwitchWhenItReduces) {
+  auto d = make_dim("nvs", TopologyType::switch_, 450e9, 3e-6);
+  d.in_network_reduction = true;
+  EXPECT_EQ(resolve_algorithm(CollectiveOp::all_reduce, 8, d, kNoDefaults), CollectiveAlgorithm::nvls);
+  EXPECT_EQ(resolve_algorithm(CollectiveOp::all_gather, 8, d, kNoDefaults), CollectiveAlgorithm::ring);
+  // S (n+1)/n / B + 2 alpha: 2^30 * 9/8 / 450e9 + 6e-6 = 2.6904227e-3 + ... = 2.69642270e-3 s;
+  // busbw = 1.75 * 2^30 / t = 696.9 GB/s, i.e. 2(n-1)/(n+1) B = 700 GB/s less the latency.
+  const auto est = estimate_collective(CollectiveOp::all_reduce, kGiB, {{&d, 8}}, kNoDefaults);
+  expect_rel(est.time_s, kGiB * 9.0 / 8.0 / 450e9 + 6e-6);
+  EXPECT_NEAR(est.busbw_bytes_per_s, 1.75 * kGiB / est.time_s, 1.0);
+  EXPECT_GT(est.busbw_bytes_per_s, 690e9);
+}
+
+TEST(NvlsCollective, OnlyAnAllReduceOnASwitch) {
+  const auto ring = make_dim("r", TopologyType::ring, 50e9, 5e-6);
+  EXPECT_THAT(infeasible_message([&] {
+                (void)time_on_dimension(CollectiveOp::all_reduce, CollectiveAlgorithm::nvls, kGiB, 8, ring);
+              }),
+              HasSubstr("nvls"));
+  const auto sw = make_dim("s", TopologyType::switch_, 50e9, 5e-6);
+  EXPECT_THROW((void)time_on_dimension(CollectiveOp::all_gather, CollectiveAlgorithm::nvls, kGiB, 8, sw),
+               InfeasibleError);
+}
+
 }  // namespace
 }  // namespace rapidllm::network
