@@ -33,9 +33,12 @@ struct PrecisionSpec {
 };
 
 enum class DpMicrobatchSync { every_mb, last_mb };
+enum class ActivationRecompute { none, selective, full };
 
 struct SoftwareSpec {
-  bool full_recomputation = false;
+  // What backward recomputes: RAPID-LLM's full_recomputation gives full or selective;
+  // rapidllm's sw_param.activation_recompute can also say none.
+  ActivationRecompute recompute = ActivationRecompute::selective;
   double kernel_launch_overhead_s = 0.0;
   int dp_zero_stage = 0;
   PrecisionSpec precision;

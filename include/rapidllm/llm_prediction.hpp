@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "rapidllm/memory_breakdown.hpp"
+
 namespace rapidllm {
 
 // Seconds by category; the entries of a prediction sum to its total time.
@@ -25,6 +27,8 @@ struct TrainingPrediction {
   double stage_forward_s = 0.0;   // slowest stage, one micro-batch, incl. exposed TP/CP comm
   double stage_backward_s = 0.0;
   Breakdown breakdown;
+  MemoryBreakdown memory;                 // the stage with the highest peak
+  std::vector<MemoryBreakdown> stage_memory;  // every stage
 };
 
 // Per-output-token latency over the decode phase (it grows with the KV cache).
@@ -48,6 +52,7 @@ struct InferencePrediction {
   double prefill_tokens_per_s = 0.0;
   Breakdown prefill_breakdown;
   Breakdown decode_breakdown;
+  MemoryBreakdown memory;
 };
 
 }  // namespace rapidllm

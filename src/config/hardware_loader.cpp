@@ -14,7 +14,17 @@ namespace {
 
 SoftwareSpec read_software(const Cursor& sw) {
   SoftwareSpec out;
-  out.full_recomputation = sw.child("full_recomputation").boolean();
+  const bool full = sw.child("full_recomputation").boolean();
+  const std::string recompute = sw.child("activation_recompute").choice();
+  if (recompute != "auto" && (recompute == "full") != full && sw.child("full_recomputation").present()) {
+    sw.child("activation_recompute")
+        .fail(fmt::format("'{}' contradicts full_recomputation: {}", recompute, full ? "true" : "false"),
+              "remove full_recomputation, or make the two agree");
+  }
+  out.recompute = recompute == "none"        ? ActivationRecompute::none
+                  : recompute == "selective" ? ActivationRecompute::selective
+                  : recompute == "full" || full ? ActivationRecompute::full
+                                               : ActivationRecompute::selective;
   out.kernel_launch_overhead_s = sw.child("kernel_launch_overhead").duration_s();
   out.dp_zero_stage = sw.child("dp_zero_stage").small_integer();
   Cursor p = sw.child("precision");

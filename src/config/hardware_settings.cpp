@@ -29,6 +29,10 @@ std::vector<Setting> hardware_settings() {
       // ---- software ----
       {"sw_param.full_recomputation", H, ValueKind::boolean, "", "false",
        "recompute every layer's forward during backward (activation checkpointing)"},
+      {"sw_param.activation_recompute", H, ValueKind::choice, "", "auto",
+       "[rapidllm] activations recomputed in backward: none, selective (attention core), full; auto = "
+       "full_recomputation ? full : selective",
+       {"auto", "none", "selective", "full"}},
       {"sw_param.kernel_launch_overhead", H, ValueKind::duration, "s", std::nullopt,
        "host-side cost of launching one kernel", {}, 0.0, 1e-2},
       {"sw_param.dp_zero_stage", H, ValueKind::integer, "", "0",

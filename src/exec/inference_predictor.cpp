@@ -3,6 +3,7 @@
 #include "exec/convex_sum.hpp"
 #include "exec/llm_context.hpp"
 #include "exec/op_list_cost.hpp"
+#include "memory/inference_memory.hpp"
 
 namespace rapidllm::exec {
 
@@ -123,6 +124,10 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     out.decode_tokens_per_s = out.replicas * static_cast<double>(spec.global_batch_size) * n / out.decode_time_s;
   }
   out.total_time_s = out.prefill_time_s + out.decode_time_s;
+  int communicators = 0;
+  for (int degree : {deg.tp, deg.pp}) communicators += degree > 1 ? 1 : 0;
+  out.memory = memory::inference_memory(hw, ctx.dims(), spec.global_batch_size, out.prompt_len, spec.seq_len,
+                                        communicators);
   out.prefill_tokens_per_s =
       out.replicas * static_cast<double>(spec.global_batch_size) * static_cast<double>(out.prompt_len) / out.prefill_time_s;
   return out;

@@ -4,6 +4,8 @@
 
 #include "exec/llm_context.hpp"
 #include "exec/op_list_cost.hpp"
+#include "memory/activation_memory.hpp"
+#include "memory/training_memory.hpp"
 #include "model/model_flops.hpp"
 #include "parallel/batching.hpp"
 #include "parallel/pipeline_schedule.hpp"
@@ -84,9 +86,10 @@ PartCost layer_cost(LlmContext& ctx, const model::LocalShape& shape) {
     p.cp_forward_s = LlmContext::exposed(gather, attention_fwd, overlap);
     p.cp_backward_s = LlmContext::exposed(gather + scatter, attention_bwd, overlap);
   }
-  if (ctx.hardware().sw.full_recomputation) {
+  const ActivationRecompute recompute = ctx.hardware().sw.recompute;
+  if (recompute == ActivationRecompute::full) {
     p.recompute_s = p.compute.forward_total() + p.tp_forward_s + p.cp_forward_s;
-  } else if (!ctx.dims().flash_attention) {
+  } else if (recompute == ActivationRecompute::selective && !ctx.dims().flash_attention) {
     // Selective recompute: the attention core (fused kernels recompute it anyway).
     p.recompute_s = p.compute.attention_forward_s;
   }
@@ -129,6 +132,46 @@ double stage_parameters(const LlmContext& ctx, int layers, bool first, bool last
   if (first) params += table;
   if (last && (!d.tied_embeddings || ctx.degrees().pp > 1)) params += table;
   return params / ctx.degrees().tp;
+}
+
+int communicators(const parallel::Degrees& d) {
+  int n = 0;
+  for (int degree : {d.tp, d.cp, d.dp, d.pp}) n += degree > 1 ? 1 : 0;
+  return n;
+}
+
+// Every stage's memory; the peak stage first in `out.memory`.
+void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vector<int>& layers,
+                const parallel::Batching& batching, int vpp, TrainingPrediction& out) {
+  const auto& hw = ctx.hardware();
+  const auto& d = ctx.dims();
+  const auto& deg = ctx.degrees();
+  memory::ActivationOptions options;
+  options.recompute = hw.sw.recompute == ActivationRecompute::full        ? memory::Recompute::full
+                      : hw.sw.recompute == ActivationRecompute::selective ? memory::Recompute::selective
+                                                                          : memory::Recompute::none;
+  options.dropout = ctx.spec().model_type == "gpt";
+  const double per_layer = memory::layer_activation_bytes(d, shape, options);
+  const double stream = static_cast<double>(shape.norm_tokens()) * static_cast<double>(d.hidden) * shape.element_bytes;
+  // The loss works on the logits in fp32 next to their 16-bit copy: one micro-batch's at a time.
+  const double logits = static_cast<double>(shape.tokens()) * static_cast<double>(d.vocab) / deg.tp *
+                        (4.0 + shape.element_bytes);
+  for (int i = 0; i < deg.pp; ++i) {
+    const bool first = i == 0;
+    const bool last = i == deg.pp - 1;
+    memory::StageMemoryInputs in;
+    in.parameters = stage_parameters(ctx, layers[static_cast<std::size_t>(i)], first, last);
+    in.layer_parameters = model::layer_parameter_count(d) / deg.tp;
+    in.layers = layers[static_cast<std::size_t>(i)];
+    in.layer_activation_bytes = per_layer;
+    in.extra_activation_bytes = last ? 2.0 * stream : 0.0;  // final norm and LM head inputs
+    in.in_flight_micro_batches =
+        memory::in_flight_micro_batches(hw.parallelism.pp_schedule, i, deg.pp, batching.micro_batches, vpp);
+    in.transient_bytes = last ? logits : 0.0;
+    const MemoryBreakdown stage = memory::training_stage_memory(hw, in, i, deg.dp, communicators(deg));
+    out.stage_memory.push_back(stage);
+    if (i == 0 || stage.total_bytes > out.memory.total_bytes) out.memory = stage;
+  }
 }
 
 void add(Breakdown& b, const std::string& name, double seconds) {
@@ -257,6 +300,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   out.pipeline_bubble_fraction = flush.bubble_s / flush.total_s;
   out.stage_forward_s = stages[crit].forward_s;
   out.stage_backward_s = stages[crit].backward_s;
+  add_memory(ctx, shape, layers, batching, vpp, out);
 
   // Breakdown: the critical stage's micro-batches, then the step-level terms.
   const double reps = static_cast<double>(batching.flushes) * batching.micro_batches;

@@ -8,6 +8,28 @@ namespace rapidllm::io {
 
 namespace {
 
+nlohmann::json memory_json(const MemoryBreakdown& m) {
+  nlohmann::json bytes = nlohmann::json::object();
+  for (const auto& [name, b] : m.bytes) bytes[name] = b;
+  return bytes;
+}
+
+std::string memory_table(const MemoryBreakdown& m, const std::string& title) {
+  TextTable t({fmt::format("memory per GPU{}", title), "bytes", "share"});
+  for (const auto& [name, b] : m.bytes) {
+    if (b > 0) t.add_row({name, human_bytes(b), fmt::format("{:.1f}%", 100.0 * b / m.total_bytes)});
+  }
+  t.add_row({"total", human_bytes(m.total_bytes),
+             fmt::format("{} of {}", m.fits() ? "fits" : "DOES NOT FIT", human_bytes(m.capacity_bytes))});
+  return t.render();
+}
+
+std::vector<double> stage_totals(const std::vector<MemoryBreakdown>& stages) {
+  std::vector<double> out;
+  for (const auto& s : stages) out.push_back(s.total_bytes);
+  return out;
+}
+
 nlohmann::json breakdown_json(const Breakdown& b) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [name, s] : b) out[name] = s;
@@ -36,7 +58,13 @@ nlohmann::json training_report_json(const TrainingPrediction& p, const ReportHea
               {"micro_batch_size", p.micro_batch_size},
               {"gradient_accumulation_steps", p.gradient_accumulation},
               {"pipeline_bubble_fraction", p.pipeline_bubble_fraction},
-              {"breakdown", breakdown_json(p.breakdown)}});
+              {"breakdown", breakdown_json(p.breakdown)},
+              {"peak_memory_bytes", p.memory.total_bytes},
+              {"fits_in_memory", p.memory.fits()},
+              {"memory_capacity_bytes", p.memory.capacity_bytes},
+              {"peak_memory_stage", p.memory.stage},
+              {"memory_breakdown", memory_json(p.memory)},
+              {"stage_peak_memory_bytes", stage_totals(p.stage_memory)}});
   return out;
 }
 
@@ -51,6 +79,8 @@ std::string training_report_table(const TrainingPrediction& p, const ReportHeade
   out += fmt::format("MFU             {:.1f}%\n", 100.0 * p.mfu);
   out += fmt::format("pipeline bubble {:.1f}% of each flush\n\n", 100.0 * p.pipeline_bubble_fraction);
   out += breakdown_table(p.breakdown, p.step_time_s);
+  out += '\n';
+  out += memory_table(p.memory, fmt::format(" (stage {})", p.memory.stage));
   return out;
 }
 
@@ -85,6 +115,10 @@ nlohmann::json inference_report_json(const InferencePrediction& p, const ReportH
               {"decode_tokens_per_s", p.decode_tokens_per_s},
               {"prefill_tokens_per_s", p.prefill_tokens_per_s},
               {"prefill_breakdown", breakdown_json(p.prefill_breakdown)},
+              {"peak_memory_bytes", p.memory.total_bytes},
+              {"fits_in_memory", p.memory.fits()},
+              {"memory_capacity_bytes", p.memory.capacity_bytes},
+              {"memory_breakdown", memory_json(p.memory)},
               {"decode_breakdown", breakdown_json(p.decode_breakdown)}});
   return out;
 }
@@ -101,6 +135,8 @@ std::string inference_report_table(const InferencePrediction& p, const ReportHea
   out += fmt::format("total                {}\n\nprefill\n", human_seconds(p.total_time_s));
   out += breakdown_table(p.prefill_breakdown, p.prefill_time_s);
   if (p.decode_time_s > 0) out += "\ndecode\n" + breakdown_table(p.decode_breakdown, p.decode_time_s);
+  out += '\n';
+  out += memory_table(p.memory, "");
   return out;
 }
 

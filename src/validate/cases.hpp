@@ -20,6 +20,7 @@ struct CaseInputs {
 [[nodiscard]] std::vector<CaseResult> training_cases(const CaseInputs& in, exec::CostCache& costs);
 [[nodiscard]] std::vector<CaseResult> inference_cases(const CaseInputs& in, exec::CostCache& costs);
 [[nodiscard]] std::vector<CaseResult> collective_cases(const CaseInputs& in);
+[[nodiscard]] std::vector<CaseResult> memory_cases(const CaseInputs& in, exec::CostCache& costs);
 
 // Every file's cases, optionally only the sources whose short name contains `source`.
 [[nodiscard]] std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& source = "");

@@ -60,6 +60,7 @@ std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& sourc
   std::vector<CaseResult> cases = training_cases(in, costs);
   for (auto& c : inference_cases(in, costs)) cases.push_back(std::move(c));
   for (auto& c : collective_cases(in)) cases.push_back(std::move(c));
+  for (auto& c : memory_cases(in, costs)) cases.push_back(std::move(c));
   if (source.empty()) return cases;
   std::vector<CaseResult> kept;
   for (auto& c : cases) {

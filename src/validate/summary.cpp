@@ -23,6 +23,7 @@ std::string source_name(const std::string& s) {
       {"NIM", "nim-a100"},
       {"Koyeb", "koyeb-a100"},
       {"Korthikanti", "korthikanti"},
+      {"Reducing Activation Recomputation", "korthikanti"},
   };
   for (const auto& [needle, name] : names) {
     if (s.find(needle) != std::string::npos) return name;

@@ -99,7 +99,10 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
                           : has(zero, "shard_grad_op")       ? 2
                           : has(zero, "fsdp")                ? 3
                                                              : 0;
-  s.hw.sw.full_recomputation = lower(r.text("recompute")).rfind("full", 0) == 0;
+  const std::string rc = lower(r.text("recompute"));
+  s.hw.sw.recompute = rc.rfind("full", 0) == 0        ? ActivationRecompute::full
+                      : rc.rfind("none", 0) == 0 && rc.find("selective") == std::string::npos ? ActivationRecompute::none
+                                                                                           : ActivationRecompute::selective;
   if (has(r.text("precision"), "fp8") || has(r.text("precision"), "float8")) {
     s.hw.sw.precision.matmul = Precision{1.0, DType::fp8};
   }

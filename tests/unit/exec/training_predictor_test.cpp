@@ -68,10 +68,10 @@ TEST(TrainingPredictor, FullRecomputeRepeatsTheLayerForward) {
   LlmModelSpec m = shipped_model("llama2-7b");
   m.global_batch_size = 4;
   hw.parallelism.mb = 4;
-  hw.sw.full_recomputation = false;
+  hw.sw.recompute = ActivationRecompute::selective;
   const TrainingPrediction selective = predict_training(hw, m, "test");
   EXPECT_DOUBLE_EQ(category(selective, "compute.recompute"), 0.0);  // flash recomputes inside its kernel
-  hw.sw.full_recomputation = true;
+  hw.sw.recompute = ActivationRecompute::full;
   const TrainingPrediction full = predict_training(hw, m, "test");
   // Recompute = the layers' forward: about a third of forward + backward (2x forward).
   double layer_work = 0.0;

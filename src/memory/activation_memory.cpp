@@ -1,0 +1,41 @@
+#include "memory/activation_memory.hpp"
+
+namespace rapidllm::memory {
+
+double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& s, const ActivationOptions& o) {
+  const double e = s.element_bytes;
+  const double tokens = static_cast<double>(s.tokens());   // s b (per CP rank)
+  const double t = s.tp;
+  // Tensors on the residual stream: replicated across TP unless SP shards them.
+  const double stream = s.sequence_parallel ? tokens / t : tokens;
+  const double h = static_cast<double>(d.hidden);
+  if (o.recompute == Recompute::full) return stream * h * e;  // the layer input only
+
+  const double kv_heads = d.kv_heads >= s.tp ? static_cast<double>(d.kv_heads) / t : 1.0;
+  const double q = static_cast<double>(d.q_width()) / t;
+  const double kv = kv_heads * static_cast<double>(d.head_dim);
+  const double f = static_cast<double>(d.ffn) / t;
+  const double mask = o.dropout ? 1.0 : 0.0;  // bytes per element of a dropout mask
+
+  double bytes = 0.0;
+  bytes += 2.0 * stream * h * e;                   // inputs of the two norms
+  bytes += 2.0 * stream * h * e;                   // inputs of the QKV and first MLP GEMMs
+  bytes += tokens * (q + 2.0 * kv) * e;            // Q, K, V
+  bytes += tokens * q * e;                         // attention output = output-projection input
+  bytes += 2.0 * stream * h * mask;                // dropout masks after attention and MLP
+  if (d.flash_attention) {
+    bytes += tokens * static_cast<double>(d.heads) / t * 4.0;  // fp32 log-sum-exp per query and head
+  } else if (o.recompute != Recompute::selective) {
+    // Scores: softmax output, dropout mask and dropout output per (head, query, key).
+    const double scores = tokens * static_cast<double>(d.heads) / t * static_cast<double>(s.seq);
+    bytes += scores * (e + (o.dropout ? mask + e : 0.0));  // 5 a s^2 b with dropout, 2 a s^2 b without
+  }
+  if (d.mlp == model::MlpKind::swiglu) {
+    bytes += tokens * f * 3.0 * e;                 // gate, up, and their product (down input)
+  } else {
+    bytes += tokens * f * 2.0 * e;                 // activation input and output (down input)
+  }
+  return bytes;
+}
+
+}  // namespace rapidllm::memory

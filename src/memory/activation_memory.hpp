@@ -1,0 +1,24 @@
+// Bytes one transformer layer keeps for backward per micro-batch, on one rank: the saved
+// tensors of each op, after Korthikanti et al. 2022 ("Reducing Activation Recomputation in
+// Large Transformer Models", sec. 4), generalised to GQA, SwiGLU and FlashAttention. For
+// GPT without recompute this is s b h (34 + 5 a s / h) with 16-bit activations; tensor
+// parallelism divides what is split over heads and MLP columns, sequence parallelism also
+// the norm, residual and dropout tensors; selective recompute drops the attention scores,
+// full recompute keeps only the layer input.
+#pragma once
+
+#include "model/layer_ops.hpp"
+
+namespace rapidllm::memory {
+
+enum class Recompute { none, selective, full };
+
+struct ActivationOptions {
+  Recompute recompute = Recompute::none;
+  bool dropout = false;  // GPT-style dropout masks (1 byte per element); Llama trains without
+};
+
+[[nodiscard]] double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& s,
+                                            const ActivationOptions& options);
+
+}  // namespace rapidllm::memory

@@ -1,0 +1,43 @@
+#include "memory/inference_memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rapidllm::memory {
+
+double kv_cache_bytes(const model::LlmDims& d, int layers, int tp, std::int64_t batch, std::int64_t context,
+                      double element_bytes) {
+  const double kv_heads = d.kv_heads >= tp ? static_cast<double>(d.kv_heads) / tp : 1.0;
+  return 2.0 * layers * kv_heads * static_cast<double>(d.head_dim) * static_cast<double>(batch) *
+         static_cast<double>(context) * element_bytes;
+}
+
+MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d, std::int64_t batch,
+                                 std::int64_t prompt, std::int64_t context, int communicators) {
+  const auto& par = hw.parallelism;
+  const auto& prec = hw.sw.precision;
+  const int layers = static_cast<int>(std::ceil(static_cast<double>(d.layers) / par.pp));
+  const double table = static_cast<double>(d.vocab) * static_cast<double>(d.hidden);
+  // The stage holding the embedding (and, untied, the head when pp = 1) peaks.
+  const double params = (layers * model::layer_parameter_count(d) + table * (d.tied_embeddings || par.pp > 1 ? 1 : 2)) /
+                        par.tp;
+  MemoryBreakdown b;
+  b.capacity_bytes = hw.dram().size_bytes;
+  const auto add = [&b](const char* name, double bytes) {
+    b.bytes.emplace_back(name, bytes);
+    b.total_bytes += bytes;
+  };
+  add("weights", params * prec.parameters.bytes);
+  add("kv_cache", kv_cache_bytes(d, layers, par.tp, batch, context, prec.kv_cache.bytes));
+  // Prefill of one layer: its input and the widest intermediate (MLP) are live together;
+  // the logits of the last positions are fp32.
+  const double tokens = static_cast<double>(batch) * static_cast<double>(prompt);
+  const double widest = std::max<double>(static_cast<double>(d.hidden), 2.0 * static_cast<double>(d.ffn) / par.tp);
+  add("activations", tokens * (static_cast<double>(d.hidden) + widest) * prec.tensor_format.bytes);
+  add("temporaries", static_cast<double>(batch) * static_cast<double>(d.vocab) / par.tp * 4.0);
+  add("communication_buffers", communicators * 2.0 * 4.0 * 1024 * 1024 * 16);
+  add("framework_offset", hw.sw.const_mem_offset_bytes);
+  return b;
+}
+
+}  // namespace rapidllm::memory

@@ -1,0 +1,20 @@
+// Per-GPU memory of an inference run: weights (split by TP and PP), the KV cache at the
+// longest context (kv_cache precision, KV heads split by TP or replicated when fewer than
+// TP), the prefill's largest live activations, and the same buffers/offset as training.
+#pragma once
+
+#include "model/llm_dims.hpp"
+#include "rapidllm/hardware_spec.hpp"
+#include "rapidllm/memory_breakdown.hpp"
+
+namespace rapidllm::memory {
+
+// KV cache of one rank holding `layers` layers: 2 (K and V) x layers x local KV heads x
+// head_dim x batch x context x bytes.
+[[nodiscard]] double kv_cache_bytes(const model::LlmDims& d, int layers, int tp, std::int64_t batch,
+                                    std::int64_t context, double element_bytes);
+
+[[nodiscard]] MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d, std::int64_t batch,
+                                               std::int64_t prompt, std::int64_t context, int communicators);
+
+}  // namespace rapidllm::memory

@@ -1,0 +1,50 @@
+#include "memory/training_memory.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace rapidllm::memory {
+
+namespace {
+// NCCL keeps 2 x NCCL_BUFFSIZE (4 MiB by default) per channel and peer connection; with the
+// ring and tree channels of a DGX this is about 128 MiB per communicator (2 x 4 MiB x 16).
+constexpr double kBytesPerCommunicator = 2.0 * 4.0 * 1024 * 1024 * 16;
+}  // namespace
+
+double in_flight_micro_batches(const std::string& schedule, int stage, int pp, int m, int vpp) {
+  const double ahead = pp - stage;
+  if (schedule == "gpipe") return m;
+  if (schedule == "dualpipe") return std::min<double>(m, pp + 1);
+  if (schedule == "interleaved_1f1b") return std::min<double>(m, ahead + static_cast<double>(pp - 1) / vpp);
+  return std::min<double>(m, ahead);  // 1f1b, zero_bubble (ZB-H1 keeps 1F1B's memory)
+}
+
+MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage, int dp,
+                                      int communicators) {
+  const auto& p = hw.sw.precision;
+  const int zero = dp > 1 ? hw.sw.dp_zero_stage : 0;
+  const double shard = static_cast<double>(dp);
+  MemoryBreakdown b;
+  b.stage = stage;
+  b.capacity_bytes = hw.dram().size_bytes;
+  const auto add = [&b](const char* name, double bytes) {
+    b.bytes.emplace_back(name, bytes);
+    b.total_bytes += bytes;
+  };
+  add("weights", in.parameters * p.parameters.bytes / (zero >= 3 ? shard : 1.0));
+  add("gradients", in.parameters * p.gradients.bytes / (zero >= 2 ? shard : 1.0));
+  // Adam: two moments per parameter, plus the master copy when configured.
+  add("optimizer_states",
+      in.parameters * (2.0 * p.optimizer_states.bytes + p.master_parameters_bytes) / (zero >= 1 ? shard : 1.0));
+  add("activations", in.layers * in.layer_activation_bytes * in.in_flight_micro_batches +
+                         in.extra_activation_bytes * in.in_flight_micro_batches);
+  add("temporaries", in.transient_bytes);
+  // ZeRO-3 gathers a layer's full parameters, prefetching the next one.
+  // (in the compute format: what the layer's kernels read).
+  add("zero3_gathered_parameters", zero >= 3 ? 2.0 * in.layer_parameters * p.tensor_format.bytes : 0.0);
+  add("communication_buffers", communicators * kBytesPerCommunicator);
+  add("framework_offset", hw.sw.const_mem_offset_bytes);
+  return b;
+}
+
+}  // namespace rapidllm::memory

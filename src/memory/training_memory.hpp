@@ -1,0 +1,34 @@
+// Per-GPU memory of a training step on each pipeline stage: weights, gradients, optimizer
+// states and master weights (ZeRO-sharded), activations held by the micro-batches in flight
+// under the schedule, the largest transient (logits in fp32 for the loss), ZeRO-3 gathered
+// parameters, communication buffers and the configured constant offset.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rapidllm/hardware_spec.hpp"
+#include "rapidllm/memory_breakdown.hpp"
+
+namespace rapidllm::memory {
+
+struct StageMemoryInputs {
+  double parameters = 0.0;            // parameters this rank holds (after TP, before ZeRO)
+  double layer_parameters = 0.0;      // one layer's, after TP (ZeRO-3 gathers one at a time)
+  int layers = 0;
+  double layer_activation_bytes = 0.0;  // one layer, one micro-batch
+  double extra_activation_bytes = 0.0;  // embedding output, head input (first/last stage)
+  double in_flight_micro_batches = 1.0; // how many micro-batches' activations are live
+  double transient_bytes = 0.0;         // the largest temporary (logits of the loss)
+};
+
+// Micro-batches whose activations stage `stage` holds at its peak: GPipe all m; 1F1B and
+// zero-bubble p - stage (at most m); interleaved 1F1B p - stage plus the (p-1)/v extra
+// chunks its warm-up runs (Narayanan et al. 2021); DualPipe p + 1 (DeepSeek-V3 report).
+[[nodiscard]] double in_flight_micro_batches(const std::string& schedule, int stage, int pp, int micro_batches,
+                                             int vpp);
+
+[[nodiscard]] MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage,
+                                                    int dp, int communicators);
+
+}  // namespace rapidllm::memory
