@@ -70,6 +70,8 @@ struct CoreSpec {
   int max_cluster_size = 1;
   // CUDA-core throughput per SM per clock: special functions (exp2 for softmax) and FP32
   // arithmetic. They bound the softmax inside fused attention kernels.
+  double static_power_w = 0.0;  // drawn whatever the GPU does (leakage, idle); 0 = not described
+  double max_power_w = 0.0;     // board power limit (TDP); 0 = not described
   double sfu_ops_per_cycle_per_sm = 16.0;
   double fp32_ops_per_cycle_per_sm = 64.0;
   double util = 1.0;  // achievable fraction of the tensor-core peak

@@ -10,6 +10,19 @@
 
 namespace rapidllm {
 
+// Energy of a prediction (all GPUs), by component, and what it means per GPU and token.
+struct EnergyReport {
+  double energy_j = 0.0;
+  double compute_j = 0.0;   // tensor-core and CUDA-core FLOPs
+  double on_chip_j = 0.0;   // registers, shared memory, L2
+  double hbm_j = 0.0;
+  double network_j = 0.0;
+  double static_j = 0.0;    // static power x time
+  double average_power_w = 0.0;  // per GPU
+  double j_per_token = 0.0;      // training: per token trained; inference: per generated token
+  bool exceeds_max_power = false;
+};
+
 // Seconds by category; the entries of a prediction sum to its total time.
 using Breakdown = std::vector<std::pair<std::string, double>>;
 
@@ -29,6 +42,7 @@ struct TrainingPrediction {
   Breakdown breakdown;
   MemoryBreakdown memory;                 // the stage with the highest peak
   std::vector<MemoryBreakdown> stage_memory;  // every stage
+  EnergyReport energy;
 };
 
 // Per-output-token latency over the decode phase (it grows with the KV cache).
@@ -53,6 +67,7 @@ struct InferencePrediction {
   Breakdown prefill_breakdown;
   Breakdown decode_breakdown;
   MemoryBreakdown memory;
+  EnergyReport energy;
 };
 
 }  // namespace rapidllm

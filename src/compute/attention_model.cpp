@@ -80,6 +80,9 @@ AttentionTime AttentionModel::fused(const model::AttentionShape& s) const {
 
   AttentionTime t;
   t.forward_flops = matmul_flops;
+  t.backward_flops = kBackwardMatmulFactor * matmul_flops;
+  t.forward_hbm_bytes = io_bytes;
+  t.backward_hbm_bytes = kBackwardBytesFactor * io_bytes;
   t.forward_s = body(matmul_flops / peak_flops_per_s_, softmax_s, io_bytes);
   t.backward_s = body(kBackwardMatmulFactor * matmul_flops / peak_flops_per_s_, kBackwardSoftmaxFactor * softmax_s,
                       kBackwardBytesFactor * io_bytes);
@@ -109,6 +112,10 @@ AttentionTime AttentionModel::unfused(const model::AttentionShape& s, CachedGemm
 
   AttentionTime t;
   t.forward_flops = 4.0 * score_count * as_double(s.head_dim);
+  t.backward_flops = 2.0 * t.forward_flops;
+  // The materialised scores dominate the HBM traffic (GEMM operands add little).
+  t.forward_hbm_bytes = 4.0 * score_count * s.element_bytes;
+  t.backward_hbm_bytes = 7.0 * score_count * s.element_bytes;
   t.forward_s = body(scores_gemm) + softmax_fwd + body(context_gemm);
   t.backward_s = body(context_dp) + body(context_dv) + softmax_bwd + body(scores_dq) + body(scores_dk);
   t.forward_kernels = 3;
@@ -122,6 +129,7 @@ AttentionTime AttentionModel::decode(const model::AttentionShape& s) const {
   const double qo_bytes = 2.0 * as_double(s.batch) * as_double(s.heads) * as_double(s.head_dim) * s.element_bytes;
   AttentionTime t;
   t.forward_flops = 4.0 * as_double(s.batch) * as_double(s.heads) * as_double(s.kv_len) * as_double(s.head_dim);
+  t.forward_hbm_bytes = cache_bytes + qo_bytes;
   t.forward_s = std::max((cache_bytes + qo_bytes) / dram_bytes_per_s_, t.forward_flops / peak_flops_per_s_) +
                 dram_latency_s_;
   t.backward_s = 0.0;

@@ -23,6 +23,9 @@ struct AttentionTime {
   int forward_kernels = 1;
   int backward_kernels = 1;
   double forward_flops = 0.0;  // matmul FLOPs executed (causal-skipped blocks excluded)
+  double backward_flops = 0.0;
+  double forward_hbm_bytes = 0.0;
+  double backward_hbm_bytes = 0.0;
 };
 
 class AttentionModel {

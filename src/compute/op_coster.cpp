@@ -7,6 +7,7 @@ namespace rapidllm::compute {
 OpCoster::OpCoster(const HardwareSpec& hw, DType dtype, DType matmul_dtype)
     : gemms_(GemmTileModel(hw, matmul_dtype)),
       attention_(hw, dtype),
+      energy_(hw),
       launch_s_(hw.sw.kernel_launch_overhead_s),
       dram_bytes_per_s_(hw.dram().bandwidth_bytes_per_s * hw.dram().util),
       dram_latency_s_(hw.dram().latency_s) {}
@@ -28,9 +29,14 @@ OpTime OpCoster::time(const model::Op& op) {
     case model::OpKind::gemm: {
       // C[M x N] = A[M x K] W[K x N]; dA = dC W^T is M x K over N, dW = A^T dC is K x N over M.
       const GemmShape& g = op.gemm;
+      const GemmShape dgrad{g.m, g.k, g.n, g.batch};
+      const GemmShape wgrad{g.k, g.n, g.m, g.batch};
       t.forward_s = gemm_s(g);
-      t.weight_grad_s = gemm_s(GemmShape{g.k, g.n, g.m, g.batch});
-      t.backward_s = gemm_s(GemmShape{g.m, g.k, g.n, g.batch}) + t.weight_grad_s;
+      t.weight_grad_s = gemm_s(wgrad);
+      t.backward_s = gemm_s(dgrad) + t.weight_grad_s;
+      t.forward_energy = energy_.gemm(gemms_.estimate(g));
+      t.backward_energy = energy_.gemm(gemms_.estimate(dgrad));
+      t.backward_energy += energy_.gemm(gemms_.estimate(wgrad));
       t.forward_flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) *
                         static_cast<double>(g.batch);
       break;
@@ -40,11 +46,15 @@ OpTime OpCoster::time(const model::Op& op) {
       t.forward_s = launched(a.forward_s, a.forward_kernels);
       t.backward_s = a.backward_s > 0 ? launched(a.backward_s, a.backward_kernels) : 0.0;
       t.forward_flops = a.forward_flops;
+      t.forward_energy = energy_.streaming(a.forward_flops, a.forward_hbm_bytes);
+      t.backward_energy = energy_.streaming(a.backward_flops, a.backward_hbm_bytes);
       break;
     }
     case model::OpKind::memory:
       t.forward_s = memory_kernel_s(op.forward_bytes);
       t.backward_s = op.backward_bytes > 0 ? memory_kernel_s(op.backward_bytes) : 0.0;
+      t.forward_energy = energy_.streaming(0.0, op.forward_bytes);
+      t.backward_energy = energy_.streaming(0.0, op.backward_bytes);
       break;
   }
   return t;

@@ -6,6 +6,7 @@
 
 #include "compute/attention_model.hpp"
 #include "compute/gemm_cache.hpp"
+#include "energy/op_energy.hpp"
 #include "model/layer_ops.hpp"
 
 namespace rapidllm::compute {
@@ -15,6 +16,8 @@ struct OpTime {
   double backward_s = 0.0;     // all of backward, weight gradients included
   double weight_grad_s = 0.0;  // the weight-gradient GEMMs (zero-bubble schedules defer them)
   double forward_flops = 0.0;  // executed on tensor cores
+  energy::Energy forward_energy;   // dynamic
+  energy::Energy backward_energy;
 };
 
 class OpCoster {
@@ -31,10 +34,12 @@ class OpCoster {
 
   [[nodiscard]] CachedGemmModel& gemms() { return gemms_; }
   [[nodiscard]] const AttentionModel& attention() const { return attention_; }
+  [[nodiscard]] const energy::OpEnergyModel& energy() const { return energy_; }
 
  private:
   CachedGemmModel gemms_;
   AttentionModel attention_;
+  energy::OpEnergyModel energy_;
   double launch_s_ = 0.0;
   double dram_bytes_per_s_ = 0.0;
   double dram_latency_s_ = 0.0;

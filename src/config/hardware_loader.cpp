@@ -61,6 +61,8 @@ CoreSpec read_core(const Cursor& core) {
   out.dataflow = core.child("dataflow").choice();
   out.mma_threads = core.child("mma_threads").small_integer();
   out.max_cluster_size = core.child("max_cluster_size").small_integer();
+  out.static_power_w = core.child("static_power").real();
+  out.max_power_w = core.child("max_power").real();
   out.sfu_ops_per_cycle_per_sm = core.child("sfu_ops_per_cycle_per_sm").real();
   out.fp32_ops_per_cycle_per_sm = core.child("fp32_ops_per_cycle_per_sm").real();
   if (out.mma_threads % 32 != 0) {

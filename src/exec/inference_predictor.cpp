@@ -1,5 +1,6 @@
 #include "exec/inference_predictor.hpp"
 
+#include "energy/energy_report.hpp"
 #include "exec/convex_sum.hpp"
 #include "exec/llm_context.hpp"
 #include "exec/op_list_cost.hpp"
@@ -13,6 +14,7 @@ namespace {
 struct ForwardCost {
   OpListCost compute;
   double tp_s = 0.0;
+  double network_j = 0.0;  // TP collectives, per rank
 };
 
 double tp_exchange_s(const LlmContext& ctx, double activation_bytes) {
@@ -41,6 +43,14 @@ ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
   const auto& overlap = ctx.hardware().network.overlap;
   const double fraction = ctx.sequence_parallel() ? overlap.tp_sp_overlap : overlap.tp_overlap;
   f.tp_s = d.layers * LlmContext::exposed(tp_exchange_s(ctx, bytes), layer.forward_total(), fraction);
+  const double logits_bytes = static_cast<double>(shape.micro_batch) * static_cast<double>(d.vocab) * shape.element_bytes;
+  const auto ar = [&](double b) { return ctx.collective_energy_j(CollectiveOp::all_reduce, b, Parallelism::tp); };
+  f.network_j = (d.layers * (ctx.sequence_parallel()
+                                 ? 2.0 * (ctx.collective_energy_j(CollectiveOp::all_gather, bytes, Parallelism::tp) +
+                                          ctx.collective_energy_j(CollectiveOp::reduce_scatter, bytes, Parallelism::tp))
+                                 : 2.0 * ar(bytes)) +
+                 ar(bytes) + ctx.collective_energy_j(CollectiveOp::all_gather, logits_bytes, Parallelism::tp)) /
+                ctx.degrees().tp;
   // Embedding partial sums and the gathered logits of the vocabulary-parallel head.
   f.tp_s += ctx.collective_s(CollectiveOp::all_reduce, bytes, Parallelism::tp);
   f.tp_s += ctx.collective_s(CollectiveOp::all_gather,
@@ -85,6 +95,11 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   const ForwardCost prefill = forward_cost(ctx, shape);
   const double prefill_p2p =
       (deg.pp - 1) * ctx.send_recv_s(static_cast<double>(shape.norm_tokens()) * hidden_bytes, Parallelism::pp);
+  // Energy of one replica: each of its tp ranks does 1/tp of every layer's work.
+  energy::Energy replica = prefill.compute.forward_energy;
+  replica.network_j += prefill.network_j + (deg.pp - 1) * ctx.send_recv_energy_j(
+                                                              static_cast<double>(shape.norm_tokens()) * hidden_bytes,
+                                                              Parallelism::pp) / deg.tp;
   out.prefill_time_s = prefill.compute.forward_total() + prefill.tp_s + prefill_p2p;
   add_breakdown(out.prefill_breakdown, prefill, prefill_p2p, 1.0);
 
@@ -122,12 +137,29 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     per_step.compute.forward_s[attention_index] = attention_sum / n;
     add_breakdown(out.decode_breakdown, per_step, decode_p2p, n);
     out.decode_tokens_per_s = out.replicas * static_cast<double>(spec.global_batch_size) * n / out.decode_time_s;
+    // Decode energy: the fixed ops every step, the attention core's grows linearly with
+    // the cache, so the steps sum to n x the mean of the first and last.
+    energy::Energy fixed = first.compute.forward_energy;
+    fixed += first.compute.attention_forward_energy.scaled(-1.0);
+    fixed.network_j += first.network_j;
+    const auto attention_energy = [&](std::int64_t kv) {
+      model::Op at = attention;
+      at.attention.kv_len = kv;
+      return ctx.coster().time(at).forward_energy.scaled(ctx.dims().layers);
+    };
+    energy::Energy attention_ends = attention_energy(lo);
+    attention_ends += attention_energy(hi);
+    replica += fixed.scaled(n);
+    replica += attention_ends.scaled(n / 2.0);
   }
   out.total_time_s = out.prefill_time_s + out.decode_time_s;
   int communicators = 0;
   for (int degree : {deg.tp, deg.pp}) communicators += degree > 1 ? 1 : 0;
   out.memory = memory::inference_memory(hw, ctx.dims(), spec.global_batch_size, out.prompt_len, spec.seq_len,
                                         communicators);
+  const double generated = out.replicas * static_cast<double>(spec.global_batch_size) * static_cast<double>(out.decode_len);
+  out.energy = energy::energy_report(hw, replica.scaled(static_cast<double>(deg.tp) * out.replicas), out.total_time_s,
+                                     out.num_gpus, generated);
   out.prefill_tokens_per_s =
       out.replicas * static_cast<double>(spec.global_batch_size) * static_cast<double>(out.prompt_len) / out.prefill_time_s;
   return out;

@@ -58,6 +58,29 @@ double LlmContext::collective_s(CollectiveOp op, double bytes, Parallelism p) co
   return network::estimate_collective(op, bytes, group, hw_.execution).time_s;
 }
 
+double LlmContext::collective_energy_j(CollectiveOp op, double bytes, Parallelism p) const {
+  const auto& spans = placement_.group(p);
+  if (spans.empty() || bytes <= 0) return 0.0;
+  double group = 1.0;
+  for (const auto& span : spans) group *= span.ranks;
+  // Every rank takes part in each phase, sending the phase's bus-factor share of the
+  // buffer that phase works on over that phase's dimension.
+  double joules = 0.0;
+  for (const auto& phase : network::estimate_collective(op, bytes, spans, hw_.execution).phases) {
+    for (const auto& d : hw_.network.dimensions) {
+      if (d.id == phase.dimension_id) {
+        joules += group * bus_bandwidth_factor(phase.op, phase.ranks) * phase.bytes * 8.0 * d.energy_per_bit_j;
+      }
+    }
+  }
+  return joules;
+}
+
+double LlmContext::send_recv_energy_j(double bytes, Parallelism p) const {
+  const NetworkDimension* d = placement_.neighbour_dimension(p);
+  return d == nullptr ? 0.0 : bytes * 8.0 * d->energy_per_bit_j;
+}
+
 double LlmContext::send_recv_s(double bytes, Parallelism p) const {
   const NetworkDimension* d = placement_.neighbour_dimension(p);
   if (d == nullptr || bytes <= 0) return 0.0;

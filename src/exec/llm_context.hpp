@@ -31,8 +31,11 @@ class LlmContext {
 
   // One collective of `bytes` (nccl-tests size) over the groups of `p`; 0 for degree 1.
   [[nodiscard]] double collective_s(CollectiveOp op, double bytes, Parallelism p) const;
+  // Network energy of that collective, summed over the group (each rank sends its share).
+  [[nodiscard]] double collective_energy_j(CollectiveOp op, double bytes, Parallelism p) const;
   // One message of `bytes` between neighbouring ranks of `p` (pipeline stages).
   [[nodiscard]] double send_recv_s(double bytes, Parallelism p) const;
+  [[nodiscard]] double send_recv_energy_j(double bytes, Parallelism p) const;
   // Compute-communication overlap: `fraction` of the shorter of the two is hidden.
   [[nodiscard]] static double exposed(double comm_s, double compute_s, double fraction);
 

@@ -14,6 +14,9 @@ OpListCost& OpListCost::operator+=(const OpListCost& o) {
   }
   weight_grad_s += o.weight_grad_s;
   attention_forward_s += o.attention_forward_s;
+  forward_energy += o.forward_energy;
+  backward_energy += o.backward_energy;
+  attention_forward_energy += o.attention_forward_energy;
   return *this;
 }
 
@@ -25,6 +28,9 @@ OpListCost OpListCost::scaled(double factor) const {
   }
   out.weight_grad_s *= factor;
   out.attention_forward_s *= factor;
+  out.forward_energy = forward_energy.scaled(factor);
+  out.backward_energy = backward_energy.scaled(factor);
+  out.attention_forward_energy = attention_forward_energy.scaled(factor);
   return out;
 }
 
@@ -36,7 +42,12 @@ OpListCost cost_ops(compute::OpCoster& coster, const std::vector<model::Op>& ops
     out.forward_s[c] += t.forward_s;
     out.backward_s[c] += t.backward_s;
     out.weight_grad_s += t.weight_grad_s;
-    if (op.kind == model::OpKind::attention) out.attention_forward_s += t.forward_s;
+    out.forward_energy += t.forward_energy;
+    out.backward_energy += t.backward_energy;
+    if (op.kind == model::OpKind::attention) {
+      out.attention_forward_s += t.forward_s;
+      out.attention_forward_energy += t.forward_energy;
+    }
   }
   return out;
 }

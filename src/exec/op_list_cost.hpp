@@ -17,6 +17,9 @@ struct OpListCost {
   std::array<double, kOpClasses> backward_s{};
   double weight_grad_s = 0.0;
   double attention_forward_s = 0.0;  // the attention core alone (selective recompute)
+  energy::Energy forward_energy;
+  energy::Energy backward_energy;
+  energy::Energy attention_forward_energy;
 
   [[nodiscard]] double forward_total() const;
   [[nodiscard]] double backward_total() const;

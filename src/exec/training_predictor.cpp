@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "exec/llm_context.hpp"
+#include "energy/energy_report.hpp"
 #include "exec/op_list_cost.hpp"
 #include "memory/activation_memory.hpp"
 #include "memory/training_memory.hpp"
@@ -22,6 +23,16 @@ struct PartCost {
   double cp_forward_s = 0.0;  // exposed CP communication
   double cp_backward_s = 0.0;
   double recompute_s = 0.0;   // forward work repeated in backward
+  energy::Energy recompute_energy;
+  double network_j = 0.0;     // TP and CP collectives, forward and backward
+
+  [[nodiscard]] energy::Energy energy() const {
+    energy::Energy e = compute.forward_energy;
+    e += compute.backward_energy;
+    e += recompute_energy;
+    e.network_j += network_j;
+    return e;
+  }
 
   PartCost& operator+=(const PartCost& o) {
     compute += o.compute;
@@ -30,6 +41,8 @@ struct PartCost {
     cp_forward_s += o.cp_forward_s;
     cp_backward_s += o.cp_backward_s;
     recompute_s += o.recompute_s;
+    recompute_energy += o.recompute_energy;
+    network_j += o.network_j;
     return *this;
   }
   [[nodiscard]] PartCost scaled(double f) const {
@@ -40,6 +53,8 @@ struct PartCost {
     out.cp_forward_s *= f;
     out.cp_backward_s *= f;
     out.recompute_s *= f;
+    out.recompute_energy = recompute_energy.scaled(f);
+    out.network_j *= f;
     return out;
   }
   [[nodiscard]] double forward_s() const { return compute.forward_total() + tp_forward_s + cp_forward_s; }
@@ -63,6 +78,14 @@ double layer_tp_comm_s(const LlmContext& ctx, double activation_bytes) {
   return 2.0 * ctx.collective_s(CollectiveOp::all_reduce, activation_bytes, Parallelism::tp);
 }
 
+double layer_tp_comm_j(const LlmContext& ctx, double activation_bytes) {
+  if (ctx.sequence_parallel()) {
+    return 2.0 * (ctx.collective_energy_j(CollectiveOp::all_gather, activation_bytes, Parallelism::tp) +
+                  ctx.collective_energy_j(CollectiveOp::reduce_scatter, activation_bytes, Parallelism::tp));
+  }
+  return 2.0 * ctx.collective_energy_j(CollectiveOp::all_reduce, activation_bytes, Parallelism::tp);
+}
+
 PartCost layer_cost(LlmContext& ctx, const model::LocalShape& shape) {
   PartCost p;
   p.compute = cost_ops(ctx.coster(), model::transformer_layer_ops(ctx.dims(), shape));
@@ -71,6 +94,9 @@ PartCost layer_cost(LlmContext& ctx, const model::LocalShape& shape) {
   const double tp_comm = layer_tp_comm_s(ctx, activation_bytes);
   p.tp_forward_s = LlmContext::exposed(tp_comm, p.compute.forward_total(), tp_overlap(ctx));
   p.tp_backward_s = LlmContext::exposed(tp_comm, p.compute.backward_total(), tp_overlap(ctx));
+  // Energy per group member: the collective's energy is for the whole TP group.
+  const double tp_j = layer_tp_comm_j(ctx, activation_bytes) / ctx.degrees().tp;
+  p.network_j = 2.0 * tp_j;
   if (ctx.degrees().cp > 1) {
     // Ring attention: each rank gathers the keys and values of the whole sequence in
     // forward; backward gathers them again and reduce-scatters their gradients.
@@ -85,13 +111,19 @@ PartCost layer_cost(LlmContext& ctx, const model::LocalShape& shape) {
     const double attention_bwd = p.compute.backward_s[static_cast<std::size_t>(model::OpClass::attention)];
     p.cp_forward_s = LlmContext::exposed(gather, attention_fwd, overlap);
     p.cp_backward_s = LlmContext::exposed(gather + scatter, attention_bwd, overlap);
+    p.network_j += (2.0 * ctx.collective_energy_j(CollectiveOp::all_gather, kv_bytes, Parallelism::cp) +
+                    ctx.collective_energy_j(CollectiveOp::reduce_scatter, kv_bytes, Parallelism::cp)) /
+                   ctx.degrees().cp;
   }
   const ActivationRecompute recompute = ctx.hardware().sw.recompute;
   if (recompute == ActivationRecompute::full) {
     p.recompute_s = p.compute.forward_total() + p.tp_forward_s + p.cp_forward_s;
+    p.recompute_energy = p.compute.forward_energy;
+    p.recompute_energy.network_j += tp_j;
   } else if (recompute == ActivationRecompute::selective && !ctx.dims().flash_attention) {
     // Selective recompute: the attention core (fused kernels recompute it anyway).
     p.recompute_s = p.compute.attention_forward_s;
+    p.recompute_energy = p.compute.attention_forward_energy;
   }
   return p;
 }
@@ -172,6 +204,32 @@ void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vect
     out.stage_memory.push_back(stage);
     if (i == 0 || stage.total_bytes > out.memory.total_bytes) out.memory = stage;
   }
+}
+
+// Dynamic energy of the step on every GPU: each rank of a stage runs that stage's
+// micro-batches, pipeline sends, gradient synchronisation and optimizer.
+struct StepEnergyInputs {
+  double reps = 1.0;             // micro-batches per step
+  double p2p_j = 0.0;            // one boundary crossing, both directions
+  double zero3_j = 0.0;          // per layer and micro-batch
+  double dp_j = 0.0;             // per rank and step
+  double optimizer_bytes = 0.0;  // per rank
+};
+
+energy::Energy step_energy(LlmContext& ctx, const std::vector<PartCost>& parts, const std::vector<int>& layers,
+                           const StepEnergyInputs& in) {
+  const auto& deg = ctx.degrees();
+  const double ranks_per_stage = static_cast<double>(deg.tp) * deg.cp * deg.dp;
+  energy::Energy total;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    energy::Energy stage = parts[i].energy();
+    stage.network_j += in.zero3_j * layers[i] + (i + 1 < parts.size() ? in.p2p_j : 0.0);
+    energy::Energy per_rank = stage.scaled(in.reps);
+    per_rank.network_j += in.dp_j;
+    per_rank += ctx.coster().energy().streaming(0.0, in.optimizer_bytes);
+    total += per_rank.scaled(ranks_per_stage);
+  }
+  return total;
 }
 
 void add(Breakdown& b, const std::string& name, double seconds) {
@@ -301,6 +359,25 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   out.stage_forward_s = stages[crit].forward_s;
   out.stage_backward_s = stages[crit].backward_s;
   add_memory(ctx, shape, layers, batching, vpp, out);
+
+  StepEnergyInputs energy_in;
+  energy_in.reps = static_cast<double>(batching.flushes) * batching.micro_batches;
+  energy_in.p2p_j = 2.0 * vpp * ctx.send_recv_energy_j(boundary_bytes, Parallelism::pp);
+  if (zero == 3) {
+    energy_in.zero3_j = (2.0 * ctx.collective_energy_j(CollectiveOp::all_gather, layer_param_bytes, Parallelism::dp) +
+                         ctx.collective_energy_j(CollectiveOp::reduce_scatter, layer_grad_bytes, Parallelism::dp)) /
+                        deg.dp;
+  } else if (deg.dp > 1) {
+    const double grad_bytes = params * hw.sw.precision.grad_communication.bytes;
+    energy_in.dp_j = (zero == 0 ? ctx.collective_energy_j(CollectiveOp::all_reduce, grad_bytes, Parallelism::dp)
+                                : ctx.collective_energy_j(CollectiveOp::reduce_scatter, grad_bytes, Parallelism::dp) +
+                                      ctx.collective_energy_j(CollectiveOp::all_gather,
+                                                              params * hw.sw.precision.parameters.bytes, Parallelism::dp)) /
+                     deg.dp;
+  }
+  energy_in.optimizer_bytes = optimizer_params * bytes_per_param;
+  out.energy = energy::energy_report(hw, step_energy(ctx, parts, layers, energy_in), out.step_time_s, out.num_gpus,
+                                     tokens);
 
   // Breakdown: the critical stage's micro-batches, then the step-level terms.
   const double reps = static_cast<double>(batching.flushes) * batching.micro_batches;

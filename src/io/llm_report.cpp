@@ -24,6 +24,24 @@ std::string memory_table(const MemoryBreakdown& m, const std::string& title) {
   return t.render();
 }
 
+nlohmann::json energy_json(const EnergyReport& e) {
+  return {{"compute_j", e.compute_j}, {"on_chip_memory_j", e.on_chip_j}, {"hbm_j", e.hbm_j},
+          {"network_j", e.network_j}, {"static_j", e.static_j}};
+}
+
+void add_energy(nlohmann::json& out, const EnergyReport& e) {
+  out["energy_j"] = e.energy_j;
+  out["energy_breakdown"] = energy_json(e);
+  out["average_power_w"] = e.average_power_w;
+  out["energy_per_token_j"] = e.j_per_token;
+  out["exceeds_max_power"] = e.exceeds_max_power;
+}
+
+std::string energy_line(const EnergyReport& e, const char* per) {
+  return fmt::format("energy          {:.4g} J ({:.3g} J per {}), {:.0f} W per GPU on average{}\n", e.energy_j,
+                     e.j_per_token, per, e.average_power_w, e.exceeds_max_power ? " (ABOVE max_power)" : "");
+}
+
 std::vector<double> stage_totals(const std::vector<MemoryBreakdown>& stages) {
   std::vector<double> out;
   for (const auto& s : stages) out.push_back(s.total_bytes);
@@ -65,6 +83,7 @@ nlohmann::json training_report_json(const TrainingPrediction& p, const ReportHea
               {"peak_memory_stage", p.memory.stage},
               {"memory_breakdown", memory_json(p.memory)},
               {"stage_peak_memory_bytes", stage_totals(p.stage_memory)}});
+  add_energy(out, p.energy);
   return out;
 }
 
@@ -77,7 +96,9 @@ std::string training_report_table(const TrainingPrediction& p, const ReportHeade
   out += fmt::format("throughput      {} ({} per GPU)\n", human_rate(p.tokens_per_s, "tokens"),
                      human_rate(p.tokens_per_s / p.num_gpus, "tokens"));
   out += fmt::format("MFU             {:.1f}%\n", 100.0 * p.mfu);
-  out += fmt::format("pipeline bubble {:.1f}% of each flush\n\n", 100.0 * p.pipeline_bubble_fraction);
+  out += fmt::format("pipeline bubble {:.1f}% of each flush\n", 100.0 * p.pipeline_bubble_fraction);
+  out += energy_line(p.energy, "token");
+  out += '\n';
   out += breakdown_table(p.breakdown, p.step_time_s);
   out += '\n';
   out += memory_table(p.memory, fmt::format(" (stage {})", p.memory.stage));
@@ -120,6 +141,7 @@ nlohmann::json inference_report_json(const InferencePrediction& p, const ReportH
               {"memory_capacity_bytes", p.memory.capacity_bytes},
               {"memory_breakdown", memory_json(p.memory)},
               {"decode_breakdown", breakdown_json(p.decode_breakdown)}});
+  add_energy(out, p.energy);
   return out;
 }
 
@@ -132,7 +154,9 @@ std::string inference_report_table(const InferencePrediction& p, const ReportHea
                      human_seconds(p.tpot.min_s), human_seconds(p.tpot.max_s));
   out += fmt::format("decode               {} for {} tokens, {}\n", human_seconds(p.decode_time_s), p.decode_len,
                      human_rate(p.decode_tokens_per_s, "tokens"));
-  out += fmt::format("total                {}\n\nprefill\n", human_seconds(p.total_time_s));
+  out += fmt::format("total                {}\n", human_seconds(p.total_time_s));
+  out += energy_line(p.energy, "generated token");
+  out += "\nprefill\n";
   out += breakdown_table(p.prefill_breakdown, p.prefill_time_s);
   if (p.decode_time_s > 0) out += "\ndecode\n" + breakdown_table(p.decode_breakdown, p.decode_time_s);
   out += '\n';

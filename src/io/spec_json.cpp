@@ -54,6 +54,8 @@ json hardware_json(const HardwareSpec& hw) {
                {"dataflow", hw.core.dataflow},
                {"mma_threads", hw.core.mma_threads},
                {"max_cluster_size", hw.core.max_cluster_size},
+               {"static_power_w", hw.core.static_power_w},
+               {"max_power_w", hw.core.max_power_w},
                {"sfu_ops_per_cycle_per_sm", hw.core.sfu_ops_per_cycle_per_sm},
                {"fp32_ops_per_cycle_per_sm", hw.core.fp32_ops_per_cycle_per_sm},
                {"util", hw.core.util},

@@ -1,0 +1,49 @@
+#include "energy/op_energy.hpp"
+
+namespace rapidllm::energy {
+
+Energy& Energy::operator+=(const Energy& o) {
+  compute_j += o.compute_j;
+  on_chip_j += o.on_chip_j;
+  hbm_j += o.hbm_j;
+  network_j += o.network_j;
+  static_j += o.static_j;
+  return *this;
+}
+
+Energy Energy::scaled(double f) const {
+  Energy e = *this;
+  e.compute_j *= f;
+  e.on_chip_j *= f;
+  e.hbm_j *= f;
+  e.network_j *= f;
+  e.static_j *= f;
+  return e;
+}
+
+OpEnergyModel::OpEnergyModel(const HardwareSpec& hw) : j_per_flop_(hw.core.energy_per_flop_j) {
+  for (const auto& level : hw.memory) j_per_byte_.push_back(8.0 * level.dynamic_energy_per_bit_j);
+}
+
+Energy OpEnergyModel::gemm(const GemmEstimate& e) const {
+  Energy out;
+  out.compute_j = e.flops * j_per_flop_;
+  const std::size_t levels = j_per_byte_.size();
+  for (std::size_t i = 0; i < levels && i < e.traffic.size(); ++i) {
+    const double j = e.traffic[i].bytes * j_per_byte_[i];
+    (i + 1 == levels ? out.hbm_j : out.on_chip_j) += j;
+  }
+  return out;
+}
+
+Energy OpEnergyModel::streaming(double flops, double hbm_bytes) const {
+  Energy out;
+  out.compute_j = flops * j_per_flop_;
+  if (!j_per_byte_.empty()) {
+    out.hbm_j = hbm_bytes * j_per_byte_.back();
+    if (j_per_byte_.size() > 1) out.on_chip_j = hbm_bytes * j_per_byte_[j_per_byte_.size() - 2];  // through L2
+  }
+  return out;
+}
+
+}  // namespace rapidllm::energy

@@ -1,0 +1,36 @@
+// Dynamic energy of kernels: FLOPs at the core's energy per FLOP, and the bytes each memory
+// level moves at its energy per bit (tech_param.*.dynamic_energy_per_bit).
+#pragma once
+
+#include "rapidllm/gemm.hpp"
+#include "rapidllm/hardware_spec.hpp"
+
+namespace rapidllm::energy {
+
+struct Energy {
+  double compute_j = 0.0;
+  double on_chip_j = 0.0;  // registers, shared memory, L2
+  double hbm_j = 0.0;
+  double network_j = 0.0;
+  double static_j = 0.0;
+
+  [[nodiscard]] double total() const { return compute_j + on_chip_j + hbm_j + network_j + static_j; }
+  Energy& operator+=(const Energy& o);
+  [[nodiscard]] Energy scaled(double factor) const;
+};
+
+class OpEnergyModel {
+ public:
+  explicit OpEnergyModel(const HardwareSpec& hardware);
+
+  // A GEMM from its tile-model traffic (one entry per memory level, innermost first).
+  [[nodiscard]] Energy gemm(const GemmEstimate& e) const;
+  // A kernel doing `flops` on tensor cores and moving `hbm_bytes` through L2 and HBM.
+  [[nodiscard]] Energy streaming(double flops, double hbm_bytes) const;
+
+ private:
+  double j_per_flop_ = 0.0;
+  std::vector<double> j_per_byte_;  // per memory level
+};
+
+}  // namespace rapidllm::energy
