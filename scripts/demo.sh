@@ -7,6 +7,9 @@ jobs=$(nproc)
 cmake --preset release >/dev/null
 cmake --build --preset release -j"$jobs" --target rapidllm
 echo
+# Llama-2-7B training on one DGX A100 node: 8-way data parallel with a distributed
+# optimizer (ZeRO-1), micro-batches of one 4096-token sequence, global batch 128.
 ./build/release/apps/rapidllm/rapidllm predict \
   --hardware configs/hardware/A100_SXM4_80GB.yaml \
-  --model configs/examples/gemm_llama2_7b_mlp_up.yaml
+  --model configs/models/llama2-7b.yaml \
+  --set parallelism.train.dp=8 --set parallelism.micro_batch_size=1 --set sw_param.dp_zero_stage=1
