@@ -17,15 +17,6 @@ struct ForwardCost {
   double network_j = 0.0;  // TP collectives, per rank
 };
 
-double tp_exchange_s(const LlmContext& ctx, double activation_bytes) {
-  // Two per layer: all-reduces, or all-gather + reduce-scatter pairs with SP.
-  if (ctx.sequence_parallel()) {
-    return 2.0 * (ctx.collective_s(CollectiveOp::all_gather, activation_bytes, Parallelism::tp) +
-                  ctx.collective_s(CollectiveOp::reduce_scatter, activation_bytes, Parallelism::tp));
-  }
-  return 2.0 * ctx.collective_s(CollectiveOp::all_reduce, activation_bytes, Parallelism::tp);
-}
-
 // The whole model's forward for one step (prefill or one decode step), all stages in
 // sequence: one batch flows through the pipeline.
 ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
@@ -42,14 +33,11 @@ ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
   const double bytes = static_cast<double>(shape.tokens()) * static_cast<double>(d.hidden) * shape.element_bytes;
   const auto& overlap = ctx.hardware().network.overlap;
   const double fraction = ctx.sequence_parallel() ? overlap.tp_sp_overlap : overlap.tp_overlap;
-  f.tp_s = d.layers * LlmContext::exposed(tp_exchange_s(ctx, bytes), layer.forward_total(), fraction);
+  f.tp_s = d.layers * LlmContext::exposed(ctx.layer_tp_exchange_s(bytes), layer.forward_total(), fraction);
   const double logits_bytes = static_cast<double>(shape.micro_batch) * static_cast<double>(d.vocab) * shape.element_bytes;
   const auto ar = [&](double b) { return ctx.collective_energy_j(CollectiveOp::all_reduce, b, Parallelism::tp); };
-  f.network_j = (d.layers * (ctx.sequence_parallel()
-                                 ? 2.0 * (ctx.collective_energy_j(CollectiveOp::all_gather, bytes, Parallelism::tp) +
-                                          ctx.collective_energy_j(CollectiveOp::reduce_scatter, bytes, Parallelism::tp))
-                                 : 2.0 * ar(bytes)) +
-                 ar(bytes) + ctx.collective_energy_j(CollectiveOp::all_gather, logits_bytes, Parallelism::tp)) /
+  f.network_j = (d.layers * ctx.layer_tp_exchange_j(bytes) + ar(bytes) +
+                 ctx.collective_energy_j(CollectiveOp::all_gather, logits_bytes, Parallelism::tp)) /
                 ctx.degrees().tp;
   // Embedding partial sums and the gathered logits of the vocabulary-parallel head.
   f.tp_s += ctx.collective_s(CollectiveOp::all_reduce, bytes, Parallelism::tp);

@@ -76,6 +76,22 @@ double LlmContext::collective_energy_j(CollectiveOp op, double bytes, Parallelis
   return joules;
 }
 
+double LlmContext::layer_tp_exchange_s(double bytes) const {
+  if (sequence_parallel_) {
+    return 2.0 * (collective_s(CollectiveOp::all_gather, bytes, Parallelism::tp) +
+                  collective_s(CollectiveOp::reduce_scatter, bytes, Parallelism::tp));
+  }
+  return 2.0 * collective_s(CollectiveOp::all_reduce, bytes, Parallelism::tp);
+}
+
+double LlmContext::layer_tp_exchange_j(double bytes) const {
+  if (sequence_parallel_) {
+    return 2.0 * (collective_energy_j(CollectiveOp::all_gather, bytes, Parallelism::tp) +
+                  collective_energy_j(CollectiveOp::reduce_scatter, bytes, Parallelism::tp));
+  }
+  return 2.0 * collective_energy_j(CollectiveOp::all_reduce, bytes, Parallelism::tp);
+}
+
 double LlmContext::send_recv_energy_j(double bytes, Parallelism p) const {
   const NetworkDimension* d = placement_.neighbour_dimension(p);
   return d == nullptr ? 0.0 : bytes * 8.0 * d->energy_per_bit_j;

@@ -33,6 +33,10 @@ class LlmContext {
   [[nodiscard]] double collective_s(CollectiveOp op, double bytes, Parallelism p) const;
   // Network energy of that collective, summed over the group (each rank sends its share).
   [[nodiscard]] double collective_energy_j(CollectiveOp op, double bytes, Parallelism p) const;
+  // A layer's TP exchanges in one direction: two all-reduces of the activations, or with
+  // sequence parallelism an all-gather before and a reduce-scatter after each block.
+  [[nodiscard]] double layer_tp_exchange_s(double activation_bytes) const;
+  [[nodiscard]] double layer_tp_exchange_j(double activation_bytes) const;  // whole TP group
   // One message of `bytes` between neighbouring ranks of `p` (pipeline stages).
   [[nodiscard]] double send_recv_s(double bytes, Parallelism p) const;
   [[nodiscard]] double send_recv_energy_j(double bytes, Parallelism p) const;

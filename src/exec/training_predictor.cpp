@@ -68,34 +68,16 @@ double tp_overlap(const LlmContext& ctx) {
   return ctx.sequence_parallel() ? o.tp_sp_overlap : o.tp_overlap;
 }
 
-// Two TP exchanges per layer (after attention and after the MLP) each way: all-reduces,
-// or with sequence parallelism an all-gather before and a reduce-scatter after each block.
-double layer_tp_comm_s(const LlmContext& ctx, double activation_bytes) {
-  if (ctx.sequence_parallel()) {
-    return 2.0 * (ctx.collective_s(CollectiveOp::all_gather, activation_bytes, Parallelism::tp) +
-                  ctx.collective_s(CollectiveOp::reduce_scatter, activation_bytes, Parallelism::tp));
-  }
-  return 2.0 * ctx.collective_s(CollectiveOp::all_reduce, activation_bytes, Parallelism::tp);
-}
-
-double layer_tp_comm_j(const LlmContext& ctx, double activation_bytes) {
-  if (ctx.sequence_parallel()) {
-    return 2.0 * (ctx.collective_energy_j(CollectiveOp::all_gather, activation_bytes, Parallelism::tp) +
-                  ctx.collective_energy_j(CollectiveOp::reduce_scatter, activation_bytes, Parallelism::tp));
-  }
-  return 2.0 * ctx.collective_energy_j(CollectiveOp::all_reduce, activation_bytes, Parallelism::tp);
-}
-
 PartCost layer_cost(LlmContext& ctx, const model::LocalShape& shape) {
   PartCost p;
   p.compute = cost_ops(ctx.coster(), model::transformer_layer_ops(ctx.dims(), shape));
   const double activation_bytes = static_cast<double>(shape.tokens()) * static_cast<double>(ctx.dims().hidden) *
                                   shape.element_bytes;
-  const double tp_comm = layer_tp_comm_s(ctx, activation_bytes);
+  const double tp_comm = ctx.layer_tp_exchange_s(activation_bytes);
   p.tp_forward_s = LlmContext::exposed(tp_comm, p.compute.forward_total(), tp_overlap(ctx));
   p.tp_backward_s = LlmContext::exposed(tp_comm, p.compute.backward_total(), tp_overlap(ctx));
   // Energy per group member: the collective's energy is for the whole TP group.
-  const double tp_j = layer_tp_comm_j(ctx, activation_bytes) / ctx.degrees().tp;
+  const double tp_j = ctx.layer_tp_exchange_j(activation_bytes) / ctx.degrees().tp;
   p.network_j = 2.0 * tp_j;
   if (ctx.degrees().cp > 1) {
     // Ring attention: each rank gathers the keys and values of the whole sequence in
