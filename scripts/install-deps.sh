@@ -8,6 +8,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libns3-dev libgsl-dev  # ns-3 reference backend (tools/ns3); ns-3's pkg-config files need GSL
+  python3-matplotlib  # validation plots (scripts/plot_validation.py, make validate)
 )
 
 missing=()
