@@ -158,6 +158,11 @@ struct NetworkDimension {
   bool optimize_2dmap = false;
   // The switch reduces and multicasts (NVLS / SHARP): `auto` all-reduce uses it (Switch only).
   bool in_network_reduction = false;
+  // Efficiency and per-step latency of the in-switch all-reduce when they differ from the
+  // dimension's util and latency (absent = the same). With in_network_reduction, `auto`
+  // all-reduce takes whichever of ring and nvls is faster at the size (as NCCL's tuner does).
+  std::optional<double> in_network_reduction_util;
+  std::optional<double> in_network_reduction_latency_s;
   std::optional<SuperPodSpec> superpod;
   std::vector<Parallelism> parallelisms;
   std::map<CollectiveOp, CollectiveAlgorithm> collective_override;

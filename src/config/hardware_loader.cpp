@@ -208,6 +208,8 @@ NetworkDimension read_dimension(const Cursor& d) {
   out.util = topo.child("util").real();
   out.optimize_2dmap = topo.child("optimize_2dmap").boolean();
   out.in_network_reduction = topo.child("in_network_reduction").boolean();
+  out.in_network_reduction_util = topo.child("in_network_reduction_util").optional_real();
+  if (Cursor l = topo.child("in_network_reduction_latency"); l.present()) out.in_network_reduction_latency_s = l.duration_s();
   if (out.in_network_reduction && out.topology != TopologyType::switch_) {
     topo.child("in_network_reduction").fail("in-network reduction is modelled on Switch dimensions only",
                                             "set topology.type: Switch or remove in_network_reduction");

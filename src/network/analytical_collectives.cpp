@@ -155,6 +155,22 @@ CollectiveAlgorithm resolve_algorithm(CollectiveOp op, int /*ranks*/,
   return chosen;
 }
 
+CollectiveAlgorithm choose_algorithm(CollectiveOp op, double bytes, int ranks, const NetworkDimension& dimension,
+                                     const ExecutionBackendSpec& defaults) {
+  const CollectiveAlgorithm a = resolve_algorithm(op, ranks, dimension, defaults);
+  if (a != CollectiveAlgorithm::nvls || ranks < 2) return a;
+  CollectiveAlgorithm written = CollectiveAlgorithm::auto_;
+  if (auto it = dimension.collective_override.find(op); it != dimension.collective_override.end()) {
+    written = it->second;
+  } else if (auto d = defaults.collectives.find(op); d != defaults.collectives.end()) {
+    written = d->second;
+  }
+  if (written == CollectiveAlgorithm::nvls) return a;
+  const double ring = time_on_dimension(op, CollectiveAlgorithm::ring, bytes, ranks, dimension).time_s;
+  const double nvls = time_on_dimension(op, CollectiveAlgorithm::nvls, bytes, ranks, dimension).time_s;
+  return nvls <= ring ? CollectiveAlgorithm::nvls : CollectiveAlgorithm::ring;
+}
+
 CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm, double bytes,
                                   int ranks, const NetworkDimension& dimension) {
   if (ranks < 1) {
@@ -250,7 +266,11 @@ CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm
       }
       // Each GPU sends its buffer to the switch (which reduces it on the fly) plus its reduced
       // shard for the multicast, and receives the same: S (n+1)/n each way, two steps.
-      phase.time_s = alpha_beta(2.0, alpha, bytes * (n + 1.0) / n, bandwidth);
+      {
+        const double util = dimension.in_network_reduction_util.value_or(dimension.util);
+        const double nvls_alpha = dimension.in_network_reduction_latency_s.value_or(alpha);
+        phase.time_s = alpha_beta(2.0, nvls_alpha, bytes * (n + 1.0) / n, bandwidth / dimension.util * util);
+      }
       break;
     case CollectiveAlgorithm::mesh:
     case CollectiveAlgorithm::mesh2d:
@@ -288,7 +308,7 @@ CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,
   est.ranks = static_cast<int>(total);
 
   auto phase = [&](CollectiveOp phase_op, const GroupSpan& span, double phase_bytes) {
-    const auto algorithm = resolve_algorithm(phase_op, span.ranks, *span.dimension, defaults);
+    const auto algorithm = choose_algorithm(phase_op, phase_bytes, span.ranks, *span.dimension, defaults);
     est.phases.push_back(
         time_on_dimension(phase_op, algorithm, phase_bytes, span.ranks, *span.dimension));
   };

@@ -16,6 +16,12 @@ namespace rapidllm::network {
                                                     const NetworkDimension& dimension,
                                                     const ExecutionBackendSpec& defaults);
 
+// resolve_algorithm for a phase of `bytes`: where `auto` resolved to nvls, the faster of
+// ring and nvls at this size (NCCL's tuner picks per size; an explicit nvls stays nvls).
+[[nodiscard]] CollectiveAlgorithm choose_algorithm(CollectiveOp op, double bytes, int ranks,
+                                                   const NetworkDimension& dimension,
+                                                   const ExecutionBackendSpec& defaults);
+
 // One collective of `bytes` (nccl-tests size: the per-rank buffer) among `ranks` peers of
 // one dimension. Throws InfeasibleError for an algorithm the topology cannot run.
 [[nodiscard]] CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm,

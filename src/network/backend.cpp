@@ -1,7 +1,5 @@
 #include "network/backend.hpp"
 
-#include <climits>
-
 #include <fmt/format.h>
 
 #include "network/analytical_collectives.hpp"

@@ -302,7 +302,12 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
         p.emplace_back(i, n);
         p.emplace_back(n, i);
       }
-      c.step(indexed_pairs(with_switch, std::move(p)), r.bytes * (n + 1) / n, 1.5 * alpha);
+      // Its own efficiency and latency (in_network_reduction_util / _latency): the links run at
+      // B x util, so a lower NVLS efficiency is charged as proportionally more bytes.
+      const double util_scale = spec.util / spec.in_network_reduction_util.value_or(spec.util);
+      const double nvls_alpha = spec.in_network_reduction_latency_s.value_or(alpha);
+      c.step(indexed_pairs(with_switch, std::move(p)), r.bytes * (n + 1) / n * util_scale,
+             std::max(0.0, 2.0 * nvls_alpha - alpha / 2.0));
       break;
     }
     case CollectiveAlgorithm::mesh:
@@ -315,8 +320,7 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
 
 // Runs a list of phases for `chunks` chunks of the buffer: chunk k's phase p starts after
 // its phase p-1 and after chunk k-active's phase p.
-int add_phases(FlowPlan& plan, const Topology& topo, std::vector<PhaseRequest> phases, double bytes, int chunks,
-               int active) {
+int add_phases(FlowPlan& plan, const Topology& topo, const std::vector<PhaseRequest>& phases, int chunks, int active) {
   const int job = plan.jobs++;
   const int first_phase = static_cast<int>(plan.phases.size());
   for (const auto& p : phases) {
@@ -345,15 +349,9 @@ int add_phases(FlowPlan& plan, const Topology& topo, std::vector<PhaseRequest> p
       exits[static_cast<std::size_t>(k)].push_back(deps);
     }
   }
-  (void)bytes;
   return job;
 }
 
-CollectiveAlgorithm flow_algorithm(CollectiveOp op, int ranks, const NetworkDimension& dim,
-                                   const ExecutionBackendSpec& exec) {
-  CollectiveAlgorithm a = resolve_algorithm(op, ranks, dim, exec);
-  return a;
-}
 
 }  // namespace
 
@@ -372,7 +370,7 @@ int add_collective(FlowPlan& plan, const Topology& topo, CollectiveOp op, double
     r.groups = topo.slices(d);
     r.full_slices = true;
     r.op = phase_op;
-    r.algorithm = flow_algorithm(phase_op, dims[d].ranks, *dims[d].spec, exec);
+    r.algorithm = choose_algorithm(phase_op, phase_bytes, dims[d].ranks, *dims[d].spec, exec);
     r.bytes = phase_bytes;
     phases.push_back(std::move(r));
   };
@@ -403,8 +401,7 @@ int add_collective(FlowPlan& plan, const Topology& topo, CollectiveOp op, double
     plan.jobs++;
     return plan.jobs - 1;
   }
-  return add_phases(plan, topo, std::move(phases), bytes, exec.preferred_dataset_splits,
-                    exec.active_chunks_per_dimension);
+  return add_phases(plan, topo, phases, exec.preferred_dataset_splits, exec.active_chunks_per_dimension);
 }
 
 int add_group_collective(FlowPlan& plan, const Topology& topo, std::size_t dimension, const std::vector<int>& members,
@@ -421,10 +418,10 @@ int add_group_collective(FlowPlan& plan, const Topology& topo, std::size_t dimen
   r.full_slices = false;
   r.op = op;
   r.algorithm = algorithm == CollectiveAlgorithm::auto_
-                    ? resolve_algorithm(op, static_cast<int>(members.size()), *dim.spec, ExecutionBackendSpec{})
+                    ? choose_algorithm(op, bytes, static_cast<int>(members.size()), *dim.spec, ExecutionBackendSpec{})
                     : algorithm;
   r.bytes = bytes;
-  return add_phases(plan, topo, {r}, bytes, 1, 1);
+  return add_phases(plan, topo, {r}, 1, 1);
 }
 
 }  // namespace rapidllm::network

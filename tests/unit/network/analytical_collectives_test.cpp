@@ -466,6 +466,25 @@ TEST(NvlsCollective, AutoAllReduceUsesTheSwitchWhenItReduces) {
   EXPECT_GT(est.busbw_bytes_per_s, 690e9);
 }
 
+TEST(NvlsCollective, AutoTakesTheFasterOfRingAndNvlsAtEachSize) {
+  auto d = make_dim("nvs", TopologyType::switch_, 450e9, 1.5e-6, 0.46);
+  d.in_network_reduction = true;
+  d.in_network_reduction_util = 0.632;
+  d.in_network_reduction_latency_s = 26e-6;
+  // Ring: 14 * 1.5e-6 + 1.75 S / 207e9; nvls: 2 * 26e-6 + 1.125 S / 284.4e9. They cross where
+  // 2.1e-5 + 8.4541e-12 S = 5.2e-5 + 3.9557e-12 S, i.e. at S = 6.89e6 bytes.
+  EXPECT_EQ(choose_algorithm(CollectiveOp::all_reduce, 4e6, 8, d, kNoDefaults), CollectiveAlgorithm::ring);
+  EXPECT_EQ(choose_algorithm(CollectiveOp::all_reduce, 16e6, 8, d, kNoDefaults), CollectiveAlgorithm::nvls);
+  expect_rel(estimate_collective(CollectiveOp::all_reduce, 4e6, {{&d, 8}}, kNoDefaults).time_s,
+             14 * 1.5e-6 + 1.75 * 4e6 / (450e9 * 0.46));
+  expect_rel(estimate_collective(CollectiveOp::all_reduce, 16e6, {{&d, 8}}, kNoDefaults).time_s,
+             2 * 26e-6 + 1.125 * 16e6 / (450e9 * 0.632));
+  // An explicit nvls is kept at every size.
+  ExecutionBackendSpec nvls;
+  nvls.collectives[CollectiveOp::all_reduce] = CollectiveAlgorithm::nvls;
+  EXPECT_EQ(choose_algorithm(CollectiveOp::all_reduce, 4e6, 8, d, nvls), CollectiveAlgorithm::nvls);
+}
+
 TEST(NvlsCollective, OnlyAnAllReduceOnASwitch) {
   const auto ring = make_dim("r", TopologyType::ring, 50e9, 5e-6);
   EXPECT_THAT(infeasible_message([&] {

@@ -102,6 +102,18 @@ TEST(FlowBackend, InNetworkReductionSendsEachByteOnceEachWay) {
   EXPECT_GT(1.75 * kGiB / t, 690e9);
 }
 
+TEST(FlowBackend, InNetworkReductionWithItsOwnConstantsMatchesAnalyticalAtEverySize) {
+  auto nv = dim("nv", TopologyType::switch_, 450e9, 1.5e-6);
+  nv.util = 0.46;
+  nv.in_network_reduction = true;
+  nv.in_network_reduction_util = 0.632;
+  nv.in_network_reduction_latency_s = 26e-6;
+  for (double bytes : {1 * kMiB, 4 * kMiB, 64 * kMiB, kGiB}) {  // ring below ~6.9 MB, nvls above
+    expect_rel(flow_time(CollectiveOp::all_reduce, bytes, {{&nv, 8}}),
+               analytical_time(CollectiveOp::all_reduce, bytes, {{&nv, 8}}), 1e-9);
+  }
+}
+
 TEST(FlowBackend, HalvingOneRingLinkDoublesTheBandwidthTerm) {
   auto ring = dim("ring", TopologyType::ring, 50e9, 0.0);
   const std::vector<GroupSpan> g{{&ring, 8}};

@@ -22,6 +22,16 @@ TEST(NetworkConfig, InNetworkReductionIsReadAndMakesAutoAllReduceNvls) {
             CollectiveAlgorithm::nvls);
 }
 
+TEST(NetworkConfig, InNetworkReductionHasItsOwnEfficiencyAndLatency) {
+  const HardwareSpec h = load_hardware(kH100, {"network.dimensions[0].topology.in_network_reduction=true",
+                                               "network.dimensions[0].topology.in_network_reduction_util=0.6",
+                                               "network.dimensions[0].topology.in_network_reduction_latency=20us"});
+  ASSERT_TRUE(h.network.dimensions[0].in_network_reduction_util.has_value());
+  EXPECT_DOUBLE_EQ(*h.network.dimensions[0].in_network_reduction_util, 0.6);
+  EXPECT_DOUBLE_EQ(*h.network.dimensions[0].in_network_reduction_latency_s, 20e-6);
+  EXPECT_FALSE(load_hardware(kH100, {}).network.dimensions[0].in_network_reduction_util.has_value());
+}
+
 TEST(NetworkConfig, NvlsIsAnAlgorithmNameAndOnlySwitchesReduce) {
   const HardwareSpec h = load_hardware(kH100, {"execution_backend.model=astra",
                                                "execution_backend.astra.collectives.all_reduce=nvls"});
