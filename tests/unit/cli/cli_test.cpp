@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <gmock/gmock.h>
+#include "cli_runner.hpp"
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -18,37 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using rapidllm::testing::CliRun;
+using rapidllm::testing::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-CliRun rapidllm(const std::string& args) {
-  // Unique per test and call: ctest runs tests of this binary in parallel.
-  static int calls = 0;
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string stem = fs::temp_directory_path() / (std::string("rapidllm_cli_") + info->name() + "_" + std::to_string(++calls));
-  const fs::path out = stem + ".out";
-  const fs::path err = stem + ".err";
-  const std::string cmd = std::string("cd ") + RAPIDLLM_SOURCE_DIR + " && " + RAPIDLLM_CLI_PATH + " " + args + " >" +
-                          out.string() + " 2>" + err.string() + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  CliRun r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  fs::remove(out);
-  fs::remove(err);
-  return r;
-}
+CliRun rapidllm(const std::string& args) { return rapidllm::testing::run_rapidllm(args); }
 
 const std::string kH100 = "--hardware configs/hardware/H100_SXM5_80GB.yaml";
 const std::string kA100Ref = "--hardware tests/data/rapid-llm-reference/hardware/a100_80GB.yaml";

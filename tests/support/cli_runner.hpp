@@ -1,0 +1,52 @@
+// Runs the rapidllm binary from a test: exit code, stdout and stderr.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace rapidllm::testing {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// `args` after the binary, run in the source tree. Output files are unique per test and
+// call, because ctest runs the tests of one binary in parallel.
+inline CliRun run_rapidllm(const std::string& args) {
+  namespace fs = std::filesystem;
+  static int calls = 0;
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string stem = (fs::temp_directory_path() / (std::string("rapidllm_cli_") + info->test_suite_name() +
+                                                         "_" + info->name() + "_" + std::to_string(++calls)))
+                               .string();
+  const fs::path out = stem + ".out";
+  const fs::path err = stem + ".err";
+  const std::string cmd = std::string("cd ") + RAPIDLLM_SOURCE_DIR + " && " + RAPIDLLM_CLI_PATH + " " + args + " >" +
+                          out.string() + " 2>" + err.string() + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  CliRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+}  // namespace rapidllm::testing
