@@ -1,6 +1,6 @@
 // Where each parallelism's communicators lie in the network. Ranks are numbered in the
-// order the dimensions list their parallelisms (innermost dimension first; Megatron's
-// tp, cp, ep, dp, pp with the shipped configs) and fill the dimensions innermost first, so
+// order the dimensions list their parallelisms (innermost dimension first: tp, cp, ep,
+// pp, dp with the shipped configs) and fill the dimensions innermost first, so
 // a group spans each dimension according to its stride. With RAPID-LLM's `size: auto`
 // dimensions this reproduces that tool's mapping (a parallelism's groups lie in the
 // dimension that lists it); with fixed physical sizes (8 GPUs per NVSwitch) groups that
