@@ -20,6 +20,7 @@ struct CollectivePhase {
   std::string dimension_id;
   CollectiveOp op = CollectiveOp::all_reduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  NcclProtocol protocol = NcclProtocol::simple;
   int ranks = 1;
   double bytes = 0.0;  // message size this phase operates on (per rank, as nccl-tests count)
   double time_s = 0.0;

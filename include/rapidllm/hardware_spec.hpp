@@ -137,6 +137,20 @@ enum class CollectiveAlgorithm {
   nvls  // in-switch reduction (NVLink SHARP): all_reduce on a Switch with in_network_reduction
 };
 
+// NCCL's wire protocols. LL stores 4 data bytes with a 4-byte flag per 8-byte word (low
+// latency, half the bandwidth or less); LL128 keeps a flag per 128-byte line; Simple moves
+// bulk chunks behind a memory fence (full bandwidth, the highest fixed cost).
+enum class NcclProtocol { ll, ll128, simple };
+
+// One protocol's cost on a dimension: time = latency + steps x step_latency +
+// bytes on the wire / (bandwidth x util x bandwidth_fraction).
+struct ProtocolSpec {
+  NcclProtocol protocol = NcclProtocol::simple;
+  double latency_s = 0.0;       // once per collective (launch, setup, the pipeline's fill)
+  double step_latency_s = 0.0;  // per algorithm step (one ring hop, one tree level)
+  double bandwidth_fraction = 1.0;
+};
+
 struct SuperPodSpec {
   std::string variant;
   int leaf_size = 0;
@@ -163,6 +177,10 @@ struct NetworkDimension {
   // all-reduce takes whichever of ring and nvls is faster at the size (as NCCL's tuner does).
   std::optional<double> in_network_reduction_util;
   std::optional<double> in_network_reduction_latency_s;
+  // The protocols a collective may use here; each collective takes the fastest (NCCL's
+  // tuner does the same). Empty = one Simple-like protocol: `latency` per step, no fixed
+  // latency, the full util-derated bandwidth (RAPID-LLM's alpha-beta).
+  std::vector<ProtocolSpec> protocols;
   std::optional<SuperPodSpec> superpod;
   std::vector<Parallelism> parallelisms;
   std::map<CollectiveOp, CollectiveAlgorithm> collective_override;
@@ -217,6 +235,7 @@ struct HardwareSpec {
 [[nodiscard]] std::string_view to_string(TopologyType t);
 [[nodiscard]] std::string_view to_string(CollectiveOp op);
 [[nodiscard]] std::string_view to_string(CollectiveAlgorithm a);
+[[nodiscard]] std::string_view to_string(NcclProtocol p);
 [[nodiscard]] std::string_view to_string(ExecutionMode m);
 
 }  // namespace rapidllm

@@ -210,6 +210,12 @@ NetworkDimension read_dimension(const Cursor& d) {
   out.in_network_reduction = topo.child("in_network_reduction").boolean();
   out.in_network_reduction_util = topo.child("in_network_reduction_util").optional_real();
   if (Cursor l = topo.child("in_network_reduction_latency"); l.present()) out.in_network_reduction_latency_s = l.duration_s();
+  for (NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
+    Cursor c = topo.child("protocols").child(std::string(to_string(p)));
+    if (!c.present()) continue;
+    out.protocols.push_back({p, c.child("latency").duration_s(), c.child("step_latency").duration_s(),
+                             c.child("bandwidth_fraction").real()});
+  }
   if (out.in_network_reduction && out.topology != TopologyType::switch_) {
     topo.child("in_network_reduction").fail("in-network reduction is modelled on Switch dimensions only",
                                             "set topology.type: Switch or remove in_network_reduction");

@@ -56,6 +56,15 @@ std::string_view to_string(CollectiveAlgorithm a) {
   return "?";
 }
 
+std::string_view to_string(NcclProtocol p) {
+  switch (p) {
+    case NcclProtocol::ll: return "LL";
+    case NcclProtocol::ll128: return "LL128";
+    case NcclProtocol::simple: return "Simple";
+  }
+  return "?";
+}
+
 std::string_view to_string(ExecutionMode m) {
   switch (m) {
     case ExecutionMode::analytical: return "analytical";

@@ -100,7 +100,7 @@ double LlmContext::send_recv_energy_j(double bytes, Parallelism p) const {
 double LlmContext::send_recv_s(double bytes, Parallelism p) const {
   const NetworkDimension* d = placement_.neighbour_dimension(p);
   if (d == nullptr || bytes <= 0) return 0.0;
-  return d->latency_s + bytes / (d->bandwidth_bytes_per_s.front() * d->util);
+  return network::point_to_point_s(*d, bytes);
 }
 
 double LlmContext::exposed(double comm_s, double compute_s, double fraction) {

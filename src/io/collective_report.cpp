@@ -6,14 +6,16 @@
 
 namespace rapidllm::io {
 
+nlohmann::json collective_phase_json(const CollectivePhase& p) {
+  return {{"dimension", p.dimension_id}, {"op", to_string(p.op)},          {"algorithm", to_string(p.algorithm)},
+          {"protocol", to_string(p.protocol)}, {"ranks", p.ranks}, {"bytes", p.bytes}, {"time_s", p.time_s}};
+}
+
 nlohmann::json collective_report_json(const CollectiveEstimate& e, const std::string& backend,
                                       const ReportHeader& header) {
   nlohmann::json out = header_json(header);
   nlohmann::json phases = nlohmann::json::array();
-  for (const auto& p : e.phases) {
-    phases.push_back({{"dimension", p.dimension_id}, {"op", to_string(p.op)}, {"algorithm", to_string(p.algorithm)},
-                      {"ranks", p.ranks}, {"bytes", p.bytes}, {"time_s", p.time_s}});
-  }
+  for (const auto& p : e.phases) phases.push_back(collective_phase_json(p));
   out.update({{"run_type", "collective"},
               {"backend", backend},
               {"op", to_string(e.op)},
@@ -31,11 +33,11 @@ std::string collective_report_table(const CollectiveEstimate& e, const std::stri
                                     const ReportHeader& header) {
   std::string out = header_line(header);
   out += fmt::format("{} of {} on {} ranks ({} backend)\n\n", to_string(e.op), human_bytes(e.bytes), e.ranks, backend);
-  TextTable t({"phase", "dimension", "op", "algorithm", "ranks", "bytes", "time"});
+  TextTable t({"phase", "dimension", "op", "algorithm", "protocol", "ranks", "bytes", "time"});
   int i = 0;
   for (const auto& p : e.phases) {
     t.add_row({std::to_string(++i), p.dimension_id, std::string(to_string(p.op)), std::string(to_string(p.algorithm)),
-               std::to_string(p.ranks), human_bytes(p.bytes), human_seconds(p.time_s)});
+               std::string(to_string(p.protocol)), std::to_string(p.ranks), human_bytes(p.bytes), human_seconds(p.time_s)});
   }
   out += t.render();
   out += fmt::format("\ntime   {}\nalgbw  {}\nbusbw  {}\n", human_seconds(e.time_s), human_rate(e.algbw_bytes_per_s, "B"),

@@ -10,6 +10,8 @@
 
 namespace rapidllm::io {
 
+// One phase: dimension, op, algorithm, protocol, ranks, bytes, time_s.
+[[nodiscard]] nlohmann::json collective_phase_json(const CollectivePhase& p);
 [[nodiscard]] nlohmann::json collective_report_json(const CollectiveEstimate& e, const std::string& backend,
                                                     const ReportHeader& header);
 [[nodiscard]] std::string collective_report_table(const CollectiveEstimate& e, const std::string& backend,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/collective_report.hpp"
 #include "io/text_table.hpp"
 
 namespace rapidllm::io {
@@ -32,10 +33,7 @@ json estimate_json(const GemmEstimate& e) {
 
 json collective_json(const GemmCollectiveResult& c) {
   json phases = json::array();
-  for (const auto& ph : c.estimate.phases) {
-    phases.push_back({{"dimension", ph.dimension_id}, {"op", to_string(ph.op)}, {"algorithm", to_string(ph.algorithm)},
-                      {"ranks", ph.ranks}, {"bytes", ph.bytes}, {"time_s", ph.time_s}});
-  }
+  for (const auto& ph : c.estimate.phases) phases.push_back(collective_phase_json(ph));
   return {{"tensor", c.tensor},
           {"op", to_string(c.estimate.op)},
           {"bytes", c.estimate.bytes},

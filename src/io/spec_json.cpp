@@ -90,6 +90,11 @@ json hardware_json(const HardwareSpec& hw) {
                 {"util", d.util},
                 {"parallelisms", ps},
                 {"collective_override", algorithms_json(d.collective_override)}};
+    for (const auto& proto : d.protocols) {
+      dim["protocols"][std::string(to_string(proto.protocol))] = {{"latency_s", proto.latency_s},
+                                                                   {"step_latency_s", proto.step_latency_s},
+                                                                   {"bandwidth_fraction", proto.bandwidth_fraction}};
+    }
     if (d.superpod) {
       dim["superpod"] = {{"variant", d.superpod->variant},
                          {"leaf_size", d.superpod->leaf_size},

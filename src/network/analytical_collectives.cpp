@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -171,8 +172,14 @@ CollectiveAlgorithm choose_algorithm(CollectiveOp op, double bytes, int ranks, c
   return nvls <= ring ? CollectiveAlgorithm::nvls : CollectiveAlgorithm::ring;
 }
 
-CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm, double bytes,
-                                  int ranks, const NetworkDimension& dimension) {
+std::vector<ProtocolSpec> protocols_of(const NetworkDimension& dimension) {
+  if (!dimension.protocols.empty()) return dimension.protocols;
+  return {ProtocolSpec{NcclProtocol::simple, 0.0, dimension.latency_s, 1.0}};
+}
+
+namespace {
+
+void check_phase_inputs(const NetworkDimension& dimension, int ranks, double bytes) {
   if (ranks < 1) {
     throw InfeasibleError(
         fmt::format("network dimension '{}': a collective needs at least 1 rank (got {})",
@@ -183,34 +190,30 @@ CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm
         "network dimension '{}': collective size must be finite and >= 0 (got {})",
         dimension.id, bytes));
   }
-  if (algorithm == CollectiveAlgorithm::auto_) algorithm = auto_algorithm(op, dimension);
-
-  CollectivePhase phase;
-  phase.dimension_id = dimension.id;
-  phase.op = op;
-  phase.algorithm = algorithm;
-  phase.ranks = ranks;
-  phase.bytes = bytes;
-  if (ranks == 1) return phase;  // nothing moves; a lone rank's configuration is not checked
-
-  const double bandwidth = effective_bandwidth(dimension, ranks);
-  const double alpha = dimension.latency_s;
-  if (!(alpha >= 0.0)) {
-    throw InfeasibleError(
-        fmt::format("network dimension '{}': latency must be >= 0 (got {})", dimension.id, alpha));
+  if (!(dimension.latency_s >= 0.0)) {
+    throw InfeasibleError(fmt::format("network dimension '{}': latency must be >= 0 (got {})",
+                                      dimension.id, dimension.latency_s));
   }
-  const int n = ranks;
+}
+
+// The time of one algorithm under one protocol: the protocol's fixed latency plus the
+// algorithm's steps at the protocol's step latency and its bytes at the protocol's share of
+// the bandwidth. `bandwidth` is the util-derated per-rank rate.
+double protocol_time(CollectiveOp op, CollectiveAlgorithm algorithm, double bytes, int n,
+                     const NetworkDimension& dimension, double bandwidth, const ProtocolSpec& protocol) {
+  const double alpha = protocol.step_latency_s;
+  const double bw = bandwidth * protocol.bandwidth_fraction;
   const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
   const bool reduce = op == CollectiveOp::all_reduce;
-
+  double t = 0.0;
   switch (algorithm) {
-    case CollectiveAlgorithm::auto_:  // resolved above
+    case CollectiveAlgorithm::auto_:  // resolved by the caller
     case CollectiveAlgorithm::ring:
       if (is_two_dimensional(dimension.topology)) {
         const auto [a, b] = torus_axes(dimension, n);
-        phase.time_s = torus_ring_time(op, a, b, bytes, bandwidth, alpha);
+        t = torus_ring_time(op, a, b, bytes, bw, alpha);
       } else {
-        phase.time_s = ring_time(op, n, bytes, bandwidth, alpha);
+        t = ring_time(op, n, bytes, bw, alpha);
       }
       break;
     case CollectiveAlgorithm::direct:
@@ -222,8 +225,7 @@ CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm
             dimension.id, to_string(dimension.topology)));
       }
       // All-reduce = direct reduce-scatter + direct all-gather: two steps.
-      phase.time_s = alpha_beta(reduce ? 2.0 : 1.0, alpha, (reduce ? 2.0 : 1.0) * frac * bytes,
-                                bandwidth);
+      t = alpha_beta(reduce ? 2.0 : 1.0, alpha, (reduce ? 2.0 : 1.0) * frac * bytes, bw);
       break;
     case CollectiveAlgorithm::halving_doubling: {
       if (op == CollectiveOp::all_to_all) {
@@ -240,8 +242,7 @@ CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm
       }
       // Rabenseifner: log2(n) halving steps (RS) then log2(n) doubling steps (AG).
       const double steps = static_cast<double>(ceil_log2(n));
-      phase.time_s = alpha_beta(reduce ? 2.0 * steps : steps, alpha,
-                                (reduce ? 2.0 : 1.0) * frac * bytes, bandwidth);
+      t = alpha_beta(reduce ? 2.0 * steps : steps, alpha, (reduce ? 2.0 : 1.0) * frac * bytes, bw);
       break;
     }
     case CollectiveAlgorithm::double_binary_tree:
@@ -254,31 +255,75 @@ CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm
       // Pipelined reduce up + broadcast down each tree, half the data per tree: every rank
       // is interior in one tree and a leaf in the other, so it sends (and receives) 2S in
       // total; latency is one tree depth up and one down.
-      phase.time_s = alpha_beta(2.0 * static_cast<double>(ceil_log2(n)), alpha, 2.0 * bytes,
-                                bandwidth);
+      t = alpha_beta(2.0 * static_cast<double>(ceil_log2(n)), alpha, 2.0 * bytes, bw);
       break;
     case CollectiveAlgorithm::nvls:
-      if (dimension.topology != TopologyType::switch_ || !reduce) {
-        throw InfeasibleError(fmt::format(
-            "algorithm nvls (in-switch reduction) is an all_reduce on a Switch dimension; network dimension '{}' is "
-            "{} and the op is {}",
-            dimension.id, to_string(dimension.topology), to_string(op)));
-      }
-      // Each GPU sends its buffer to the switch (which reduces it on the fly) plus its reduced
-      // shard for the multicast, and receives the same: S (n+1)/n each way, two steps.
-      {
-        const double util = dimension.in_network_reduction_util.value_or(dimension.util);
-        const double nvls_alpha = dimension.in_network_reduction_latency_s.value_or(alpha);
-        phase.time_s = alpha_beta(2.0, nvls_alpha, bytes * (n + 1.0) / n, bandwidth / dimension.util * util);
-      }
-      break;
     case CollectiveAlgorithm::mesh:
     case CollectiveAlgorithm::mesh2d:
     case CollectiveAlgorithm::hypercube:
     case CollectiveAlgorithm::torus2d:
       throw_unsupported(algorithm);
   }
+  return protocol.latency_s + t;
+}
+
+// In-switch reduction (NVLS): Simple-only in NCCL, with its own efficiency and latency.
+double nvls_time(CollectiveOp op, double bytes, int n, const NetworkDimension& dimension, double bandwidth) {
+  if (dimension.topology != TopologyType::switch_ || op != CollectiveOp::all_reduce) {
+    throw InfeasibleError(fmt::format(
+        "algorithm nvls (in-switch reduction) is an all_reduce on a Switch dimension; network dimension '{}' is "
+        "{} and the op is {}",
+        dimension.id, to_string(dimension.topology), to_string(op)));
+  }
+  // Each GPU sends its buffer to the switch (which reduces it on the fly) plus its reduced
+  // shard for the multicast, and receives the same: S (n+1)/n each way, two steps.
+  const double util = dimension.in_network_reduction_util.value_or(dimension.util);
+  const double nvls_alpha = dimension.in_network_reduction_latency_s.value_or(dimension.latency_s);
+  return alpha_beta(2.0, nvls_alpha, bytes * (n + 1.0) / n, bandwidth / dimension.util * util);
+}
+
+}  // namespace
+
+CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm, double bytes,
+                                  int ranks, const NetworkDimension& dimension) {
+  check_phase_inputs(dimension, ranks, bytes);
+  if (algorithm == CollectiveAlgorithm::auto_) algorithm = auto_algorithm(op, dimension);
+
+  CollectivePhase phase;
+  phase.dimension_id = dimension.id;
+  phase.op = op;
+  phase.algorithm = algorithm;
+  phase.ranks = ranks;
+  phase.bytes = bytes;
+  if (ranks == 1) return phase;  // nothing moves; a lone rank's configuration is not checked
+
+  const double bandwidth = effective_bandwidth(dimension, ranks);
+  if (algorithm == CollectiveAlgorithm::nvls) {
+    phase.time_s = nvls_time(op, bytes, ranks, dimension, bandwidth);
+    return phase;
+  }
+  // The fastest protocol at this size, as NCCL's tuner picks it.
+  bool first = true;
+  for (const ProtocolSpec& protocol : protocols_of(dimension)) {
+    const double t = protocol_time(op, algorithm, bytes, ranks, dimension, bandwidth, protocol);
+    if (first || t < phase.time_s) {
+      phase.time_s = t;
+      phase.protocol = protocol.protocol;
+      first = false;
+    }
+  }
   return phase;
+}
+
+double point_to_point_s(const NetworkDimension& dimension, double bytes) {
+  if (bytes <= 0.0) return 0.0;
+  check_phase_inputs(dimension, 2, bytes);
+  const double bandwidth = effective_bandwidth(dimension, 2);
+  double best = std::numeric_limits<double>::infinity();
+  for (const ProtocolSpec& p : protocols_of(dimension)) {
+    best = std::min(best, p.latency_s + p.step_latency_s + bytes / (bandwidth * p.bandwidth_fraction));
+  }
+  return best;
 }
 
 CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,

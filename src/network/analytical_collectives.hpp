@@ -22,11 +22,19 @@ namespace rapidllm::network {
                                                    const NetworkDimension& dimension,
                                                    const ExecutionBackendSpec& defaults);
 
+// The dimension's protocols (its configured list, or the single implicit alpha-beta one).
+[[nodiscard]] std::vector<ProtocolSpec> protocols_of(const NetworkDimension& dimension);
+
 // One collective of `bytes` (nccl-tests size: the per-rank buffer) among `ranks` peers of
-// one dimension. Throws InfeasibleError for an algorithm the topology cannot run.
+// one dimension, under the fastest of the dimension's protocols (recorded in the phase).
+// Throws InfeasibleError for an algorithm the topology cannot run.
 [[nodiscard]] CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm,
                                                 double bytes, int ranks,
                                                 const NetworkDimension& dimension);
+
+// One message of `bytes` to a neighbour on the dimension (a pipeline send): one step under
+// the fastest protocol.
+[[nodiscard]] double point_to_point_s(const NetworkDimension& dimension, double bytes);
 
 // A collective over a group spanning several dimensions (innermost first), composed
 // hierarchically: e.g. all-reduce = reduce-scatter inward-out, all-reduce on the

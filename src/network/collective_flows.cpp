@@ -64,18 +64,34 @@ bool is_switched(TopologyType t) {
 
 int ceil_log2(int n) { return static_cast<int>(std::bit_width(static_cast<unsigned>(n - 1))); }
 
+// How a phase's NCCL protocol shows on the wire: its payload goes out at bandwidth_fraction
+// of the link rate (charged as 1/fraction bytes on the wire per payload byte), each step
+// takes step_latency where the links alone take their latency, and the fixed latency is
+// paid once, before the first step.
+struct WireProtocol {
+  double byte_scale = 1.0;
+  double step_extra_s = 0.0;  // step latency beyond the links' own (never below them)
+  double fixed_s = 0.0;
+};
+
+WireProtocol wire_protocol(const ProtocolSpec& p, double link_alpha) {
+  return {1.0 / p.bandwidth_fraction, std::max(0.0, p.step_latency_s - link_alpha), p.latency_s};
+}
+
 // Appends transfers one after another; `deps` holds what the next one waits for.
 struct Chain {
   FlowPlan& plan;
   int job;
   int phase;
   std::vector<int> deps;
+  WireProtocol wire{};
 
   void step(const PairsPtr& pairs, double bytes, double extra_latency = 0.0) {
     Transfer t;
     t.pairs = pairs;
-    t.bytes = bytes;
-    t.extra_latency_s = extra_latency;
+    t.bytes = bytes * wire.byte_scale;
+    t.extra_latency_s = extra_latency + wire.step_extra_s + wire.fixed_s;
+    wire.fixed_s = 0.0;
     t.deps = deps;
     t.job = job;
     t.phase = phase;
@@ -104,7 +120,7 @@ void ring_steps(Chain& c, const Groups& groups, int n, CollectiveOp op, double b
 // axis schedule in opposite axis orders, each half split over both ring directions, so
 // every one of a GPU's four links carries a quarter of the data.
 std::vector<int> torus_ring(FlowPlan& plan, const TopologyDimension& dim, const Groups& slices, CollectiveOp op,
-                            double bytes, const std::vector<int>& deps, int job, int phase) {
+                            double bytes, const std::vector<int>& deps, int job, int phase, const WireProtocol& wire) {
   const int a = dim.axis_a;
   const int b = dim.axis_b;
   Groups rows, cols;
@@ -128,7 +144,7 @@ std::vector<int> torus_ring(FlowPlan& plan, const TopologyDimension& dim, const 
     const int n1 = order == 0 ? a : b;
     const int n2 = order == 0 ? b : a;
     for (int dir : {1, -1}) {
-      Chain c{plan, job, phase, deps};
+      Chain c{plan, job, phase, deps, wire};
       switch (op) {
         case CollectiveOp::all_reduce:
           ring_steps(c, first, n1, CollectiveOp::reduce_scatter, q, dir, false);
@@ -198,6 +214,7 @@ struct PhaseRequest {
   bool full_slices = false;
   CollectiveOp op = CollectiveOp::all_reduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  ProtocolSpec protocol;  // the one the analytical model picks for the phase (not used by nvls)
   double bytes = 0.0;
 };
 
@@ -206,13 +223,16 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
   const NetworkDimension& spec = *r.dim->spec;
   const int n = static_cast<int>(r.groups.front().size());
   const double alpha = r.dim->latency_s;
-  Chain c{plan, job, phase, deps};
+  const bool nvls = r.algorithm == CollectiveAlgorithm::nvls;
+  // NVLS has its own efficiency and latency; every other algorithm runs the phase's protocol.
+  const WireProtocol wire = nvls ? WireProtocol{} : wire_protocol(r.protocol, alpha);
+  Chain c{plan, job, phase, deps, wire};
   if (n < 2) return deps;
   switch (r.algorithm) {
     case CollectiveAlgorithm::auto_:
     case CollectiveAlgorithm::ring:
       if (r.full_slices && (spec.topology == TopologyType::torus2d || spec.topology == TopologyType::mesh2d)) {
-        return torus_ring(plan, *r.dim, r.groups, r.op, r.bytes, deps, job, phase);
+        return torus_ring(plan, *r.dim, r.groups, r.op, r.bytes, deps, job, phase, wire);
       }
       ring_steps(c, r.groups, n, r.op, r.bytes, 1,
                  spec.topology == TopologyType::fully_connected && r.op != CollectiveOp::all_to_all);
@@ -270,9 +290,9 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
       }
       // Both trees pipelined: every tree edge carries half the buffer up (reduce) and down
       // (broadcast) at once; the pipeline fill is one tree depth up and one down.
-      // (The member paths already charge one alpha.)
+      // (The member paths already charge one alpha, the chain one step's protocol extra.)
       c.step(indexed_pairs(r.groups, double_tree_edges(n)), r.bytes / 2.0,
-             std::max(0.0, (2.0 * ceil_log2(n) - 1.0) * alpha));
+             std::max(0.0, (2.0 * ceil_log2(n) - 1.0) * (alpha + wire.step_extra_s)));
       break;
     }
     case CollectiveAlgorithm::nvls: {
@@ -318,6 +338,18 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
   return c.deps;
 }
 
+// The protocol the analytical model picks for the phase (NCCL decides per call, from the
+// whole size, before chunking).
+ProtocolSpec chosen_protocol(CollectiveOp op, CollectiveAlgorithm algorithm, double bytes, int ranks,
+                             const NetworkDimension& spec) {
+  if (algorithm == CollectiveAlgorithm::nvls || ranks < 2) return {};
+  const NcclProtocol picked = time_on_dimension(op, algorithm, bytes, ranks, spec).protocol;
+  for (const ProtocolSpec& p : protocols_of(spec)) {
+    if (p.protocol == picked) return p;
+  }
+  return {};
+}
+
 // Runs a list of phases for `chunks` chunks of the buffer: chunk k's phase p starts after
 // its phase p-1 and after chunk k-active's phase p.
 int add_phases(FlowPlan& plan, const Topology& topo, const std::vector<PhaseRequest>& phases, int chunks, int active) {
@@ -329,6 +361,7 @@ int add_phases(FlowPlan& plan, const Topology& topo, const std::vector<PhaseRequ
     pp.info.dimension_id = p.dim->spec->id;
     pp.info.op = p.op;
     pp.info.algorithm = p.algorithm;
+    pp.info.protocol = p.protocol.protocol;
     pp.info.ranks = static_cast<int>(p.groups.front().size());
     pp.info.bytes = p.bytes;
     plan.phases.push_back(pp);
@@ -345,6 +378,7 @@ int add_phases(FlowPlan& plan, const Topology& topo, const std::vector<PhaseRequ
       }
       PhaseRequest r = phases[p];
       r.bytes = phases[p].bytes / chunks;
+      if (k > 0) r.protocol.latency_s = 0.0;  // one call: its fixed latency is paid once
       deps = append_phase(plan, topo, r, deps, job, first_phase + static_cast<int>(p));
       exits[static_cast<std::size_t>(k)].push_back(deps);
     }
@@ -371,6 +405,7 @@ int add_collective(FlowPlan& plan, const Topology& topo, CollectiveOp op, double
     r.full_slices = true;
     r.op = phase_op;
     r.algorithm = choose_algorithm(phase_op, phase_bytes, dims[d].ranks, *dims[d].spec, exec);
+    r.protocol = chosen_protocol(r.op, r.algorithm, phase_bytes, dims[d].ranks, *dims[d].spec);
     r.bytes = phase_bytes;
     phases.push_back(std::move(r));
   };
@@ -417,9 +452,10 @@ int add_group_collective(FlowPlan& plan, const Topology& topo, std::size_t dimen
   r.groups = {members};
   r.full_slices = false;
   r.op = op;
-  r.algorithm = algorithm == CollectiveAlgorithm::auto_
-                    ? choose_algorithm(op, bytes, static_cast<int>(members.size()), *dim.spec, ExecutionBackendSpec{})
-                    : algorithm;
+  const int n = static_cast<int>(members.size());
+  r.algorithm = algorithm == CollectiveAlgorithm::auto_ ? choose_algorithm(op, bytes, n, *dim.spec, ExecutionBackendSpec{})
+                                                        : algorithm;
+  r.protocol = chosen_protocol(op, r.algorithm, bytes, n, *dim.spec);
   r.bytes = bytes;
   return add_phases(plan, topo, {r}, 1, 1);
 }
