@@ -10,7 +10,7 @@ device (and dtype).
     python3 scripts/calibrate.py            # fit and print, change nothing
     python3 scripts/calibrate.py --write    # also write the fitted values into the configs
 
-Needs a built rapidllm (build/release or build/dev).
+Needs a built rapidllm (build/release or build/dev, or the binary named by $RAPIDLLM).
 """
 import argparse
 import csv
@@ -33,9 +33,19 @@ def megatron(r): return 'nemo' in r['framework'].lower() or 'megatron' in r['fra
 def a100(r): return 'A100' in r['gpu']
 def h100(r): return 'H100' in r['gpu']
 def small_batch(r): return r.get('batch_size') in ('1', '16')
+def every(r): return True
+
+# The 8xH100 nccl-tests all-reduce sweep, every size: it fixes the NVLink protocol constants.
+NCCL_SWEEP = [('collective', 'dgxc-nccl', 'busbw_bytes_per_s', every)]
 
 FITS = {
     'H100_SXM5_80GB': [
+        # First: the training rows below run their TP collectives on these.
+        ('nvlink_util', 0.4, 1.0, NCCL_SWEEP),
+        ('nvls_util', 0.4, 1.0, NCCL_SWEEP),
+        ('nvls_latency_us', 1.0, 60.0, NCCL_SWEEP),
+        ('ll_latency_us', 0.0, 20.0, NCCL_SWEEP),
+        ('ll128_latency_us', 0.0, 30.0, NCCL_SWEEP),
         ('core_util', 0.3, 1.0, [('training', 'dgxc', 'step_time_s', lambda r: bf16(r) and megatron(r))]),
         ('fp8_util', 0.2, 1.0, [('training', 'dgxc', 'step_time_s', lambda r: fp8(r) and megatron(r))]),
         # Batch-1 latency of TensorRT-LLM on H100 (NeMo's Llama-2 table): decode-dominated.
@@ -54,6 +64,8 @@ TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].
 
 
 def binary():
+    if os.environ.get('RAPIDLLM'):  # a pinned copy, so the tree can be rebuilt while this runs
+        return os.environ['RAPIDLLM']
     for b in ('build/release/apps/rapidllm/rapidllm', 'build/dev/apps/rapidllm/rapidllm'):
         if os.path.exists(os.path.join(ROOT, b)):
             return os.path.join(ROOT, b)
@@ -81,7 +93,7 @@ def write_values(path, values):
 
 def rows_by_id():
     rows = {}
-    for name in ('training', 'inference'):
+    for name in ('training', 'inference', 'collectives'):
         for r in csv.DictReader(open(os.path.join(ROOT, 'validation/data', f'{name}.csv'))):
             rows[r['row_id']] = r
     return rows

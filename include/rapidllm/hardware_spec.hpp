@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -143,12 +144,15 @@ enum class CollectiveAlgorithm {
 enum class NcclProtocol { ll, ll128, simple };
 
 // One protocol's cost on a dimension: time = latency + steps x step_latency +
-// bytes on the wire / (bandwidth x util x bandwidth_fraction).
+// bytes on the wire / rate, rate = min(bandwidth x util x bandwidth_fraction, max_bandwidth).
 struct ProtocolSpec {
   NcclProtocol protocol = NcclProtocol::simple;
   double latency_s = 0.0;       // once per collective (launch, setup, the pipeline's fill)
   double step_latency_s = 0.0;  // per algorithm step (one ring hop, one tree level)
   double bandwidth_fraction = 1.0;
+  // A ceiling on the protocol's per-GPU rate whatever the link offers: how fast the GPU's
+  // threads can issue its stores (NCCL caps LL this way).
+  double max_bandwidth_bytes_per_s = std::numeric_limits<double>::infinity();
 };
 
 struct SuperPodSpec {

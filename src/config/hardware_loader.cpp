@@ -213,8 +213,12 @@ NetworkDimension read_dimension(const Cursor& d) {
   for (NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
     Cursor c = topo.child("protocols").child(std::string(to_string(p)));
     if (!c.present()) continue;
-    out.protocols.push_back({p, c.child("latency").duration_s(), c.child("step_latency").duration_s(),
-                             c.child("bandwidth_fraction").real()});
+    ProtocolSpec spec{p, c.child("latency").duration_s(), c.child("step_latency").duration_s(),
+                      c.child("bandwidth_fraction").real()};
+    if (Cursor cap = c.child("max_bandwidth"); cap.present()) {
+      spec.max_bandwidth_bytes_per_s = cap.bandwidth().value_or(spec.max_bandwidth_bytes_per_s);
+    }
+    out.protocols.push_back(spec);
   }
   if (out.in_network_reduction && out.topology != TopologyType::switch_) {
     topo.child("in_network_reduction").fail("in-network reduction is modelled on Switch dimensions only",

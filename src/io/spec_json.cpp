@@ -1,5 +1,6 @@
 #include "io/spec_json.hpp"
 
+#include <cmath>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -94,6 +95,10 @@ json hardware_json(const HardwareSpec& hw) {
       dim["protocols"][std::string(to_string(proto.protocol))] = {{"latency_s", proto.latency_s},
                                                                    {"step_latency_s", proto.step_latency_s},
                                                                    {"bandwidth_fraction", proto.bandwidth_fraction}};
+      if (std::isfinite(proto.max_bandwidth_bytes_per_s)) {
+        dim["protocols"][std::string(to_string(proto.protocol))]["max_bandwidth_bytes_per_s"] =
+            proto.max_bandwidth_bytes_per_s;
+      }
     }
     if (d.superpod) {
       dim["superpod"] = {{"variant", d.superpod->variant},

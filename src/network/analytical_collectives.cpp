@@ -172,6 +172,12 @@ CollectiveAlgorithm choose_algorithm(CollectiveOp op, double bytes, int ranks, c
   return nvls <= ring ? CollectiveAlgorithm::nvls : CollectiveAlgorithm::ring;
 }
 
+double protocol_rate(double bandwidth, const ProtocolSpec& protocol) {
+  return std::min(bandwidth * protocol.bandwidth_fraction, protocol.max_bandwidth_bytes_per_s);
+}
+
+double dimension_rate(const NetworkDimension& dimension, int ranks) { return effective_bandwidth(dimension, ranks); }
+
 std::vector<ProtocolSpec> protocols_of(const NetworkDimension& dimension) {
   if (!dimension.protocols.empty()) return dimension.protocols;
   return {ProtocolSpec{NcclProtocol::simple, 0.0, dimension.latency_s, 1.0}};
@@ -202,7 +208,7 @@ void check_phase_inputs(const NetworkDimension& dimension, int ranks, double byt
 double protocol_time(CollectiveOp op, CollectiveAlgorithm algorithm, double bytes, int n,
                      const NetworkDimension& dimension, double bandwidth, const ProtocolSpec& protocol) {
   const double alpha = protocol.step_latency_s;
-  const double bw = bandwidth * protocol.bandwidth_fraction;
+  const double bw = protocol_rate(bandwidth, protocol);
   const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
   const bool reduce = op == CollectiveOp::all_reduce;
   double t = 0.0;
@@ -321,7 +327,7 @@ double point_to_point_s(const NetworkDimension& dimension, double bytes) {
   const double bandwidth = effective_bandwidth(dimension, 2);
   double best = std::numeric_limits<double>::infinity();
   for (const ProtocolSpec& p : protocols_of(dimension)) {
-    best = std::min(best, p.latency_s + p.step_latency_s + bytes / (bandwidth * p.bandwidth_fraction));
+    best = std::min(best, p.latency_s + p.step_latency_s + bytes / protocol_rate(bandwidth, p));
   }
   return best;
 }

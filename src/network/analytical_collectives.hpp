@@ -22,6 +22,13 @@ namespace rapidllm::network {
                                                    const NetworkDimension& dimension,
                                                    const ExecutionBackendSpec& defaults);
 
+// The per-rank rate a group of `ranks` gets on the dimension: bandwidth x util (SuperPOD:
+// capped by the spine share when the group spans leaves).
+[[nodiscard]] double dimension_rate(const NetworkDimension& dimension, int ranks);
+
+// What a protocol makes of that rate: its bandwidth_fraction, under its max_bandwidth.
+[[nodiscard]] double protocol_rate(double dimension_rate, const ProtocolSpec& protocol);
+
 // The dimension's protocols (its configured list, or the single implicit alpha-beta one).
 [[nodiscard]] std::vector<ProtocolSpec> protocols_of(const NetworkDimension& dimension);
 

@@ -344,8 +344,12 @@ ProtocolSpec chosen_protocol(CollectiveOp op, CollectiveAlgorithm algorithm, dou
                              const NetworkDimension& spec) {
   if (algorithm == CollectiveAlgorithm::nvls || ranks < 2) return {};
   const NcclProtocol picked = time_on_dimension(op, algorithm, bytes, ranks, spec).protocol;
-  for (const ProtocolSpec& p : protocols_of(spec)) {
-    if (p.protocol == picked) return p;
+  for (ProtocolSpec p : protocols_of(spec)) {
+    if (p.protocol != picked) continue;
+    // The flow links run at bandwidth x util: express a max_bandwidth ceiling as a fraction.
+    const double rate = dimension_rate(spec, ranks);
+    p.bandwidth_fraction = protocol_rate(rate, p) / rate;
+    return p;
   }
   return {};
 }

@@ -77,14 +77,29 @@ TEST(Cli, TableAndCsvFormats) {
 }
 
 TEST(Cli, CollectiveMatchesTheRingFormula) {
-  CliRun r = rapidllm("collective " + kH100 + " --op all_reduce --bytes 1GiB --ranks 8 --format json");
+  // The DGX A100 NVSwitch with its constants pinned: 300 GB/s per direction, 1 us per step.
+  CliRun r = rapidllm("collective --hardware configs/hardware/A100_SXM4_80GB.yaml --op all_reduce --bytes 1GiB "
+                      "--ranks 8 --format json --set network.dimensions[0].topology.util=1 "
+                      "--set network.dimensions[0].topology.latency=1us");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   const double s = 1073741824.0;
-  const double expected = 2.0 * 7 / 8 * s / 450e9 + 14 * 0.93e-6;  // NVSwitch ring
+  const double expected = 2.0 * 7 / 8 * s / 300e9 + 14 * 1e-6;  // NVSwitch ring
   EXPECT_NEAR(j["time_s"].get<double>(), expected, 1e-12);
   EXPECT_NEAR(j["busbw_bytes_per_s"].get<double>(), s / expected * 2 * 7 / 8, 1.0);
   EXPECT_NEAR(j["algbw_bytes_per_s"].get<double>(), s / expected, 1.0);
+}
+
+TEST(Cli, CollectiveReportsTheAlgorithmAndProtocolNcclWouldPick) {
+  // DGX H100: small all-reduces go LL over the ring, large ones through the switch (NVLS).
+  CliRun small = rapidllm("collective " + kH100 + " --op all_reduce --bytes 64KiB --ranks 8 --format json");
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  auto s = nlohmann::json::parse(small.out);
+  EXPECT_EQ(s["phases"][0]["algorithm"], "ring");
+  EXPECT_EQ(s["phases"][0]["protocol"], "LL");
+  CliRun large = rapidllm("collective " + kH100 + " --op all_reduce --bytes 1GiB --ranks 8");
+  ASSERT_EQ(large.exit_code, 0) << large.err;
+  EXPECT_THAT(large.out, HasSubstr("nvls       Simple"));
 }
 
 TEST(Cli, CollectiveAcrossNodesIsHierarchical) {

@@ -496,5 +496,79 @@ TEST(NvlsCollective, OnlyAnAllReduceOnASwitch) {
                InfeasibleError);
 }
 
+// ---- NCCL protocols -------------------------------------------------------------------------
+
+// LL: 10 us fixed, 0.5 us per step, 1/4 of the bandwidth; Simple: 30 us fixed, 3 us per step,
+// all of it. Round numbers so the crossover can be worked out by hand.
+NetworkDimension with_two_protocols() {
+  auto d = make_dim("nv", TopologyType::switch_, 400e9, 1e-6, 0.8);
+  d.protocols = {{NcclProtocol::ll, 10e-6, 0.5e-6, 0.25}, {NcclProtocol::simple, 30e-6, 3e-6, 1.0}};
+  return d;
+}
+
+TEST(Protocols, EachCollectiveTakesTheFastestProtocolAtItsSize) {
+  const auto d = with_two_protocols();
+  // 8-rank ring all-reduce, B x util = 320e9:
+  //   LL:     10e-6 + 14 x 0.5e-6 + 1.75 S / 80e9  = 17e-6 + 2.1875e-11 S
+  //   Simple: 30e-6 + 14 x 3e-6   + 1.75 S / 320e9 = 72e-6 + 5.46875e-12 S
+  // equal at S = 55e-6 / 1.640625e-11 = 3,352,380.95 bytes.
+  const auto small = time_on_dimension(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 1e6, 8, d);
+  EXPECT_EQ(small.protocol, NcclProtocol::ll);
+  expect_rel(small.time_s, 17e-6 + 2.1875e-11 * 1e6);
+  const auto large = time_on_dimension(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 4e6, 8, d);
+  EXPECT_EQ(large.protocol, NcclProtocol::simple);
+  expect_rel(large.time_s, 72e-6 + 5.46875e-12 * 4e6);
+  // All-gather: half the steps and half the volume; LL = 10e-6 + 7 x 0.5e-6 + 0.875 S / 80e9.
+  const auto ag = time_on_dimension(CollectiveOp::all_gather, CollectiveAlgorithm::ring, 1e6, 8, d);
+  EXPECT_EQ(ag.protocol, NcclProtocol::ll);
+  expect_rel(ag.time_s, 13.5e-6 + 0.875e6 / 80e9);
+  // The pick is reported phase by phase.
+  const auto est = estimate_collective(CollectiveOp::all_reduce, 4e6, {{&d, 8}}, kNoDefaults);
+  ASSERT_EQ(est.phases.size(), 1U);
+  EXPECT_EQ(est.phases[0].protocol, NcclProtocol::simple);
+}
+
+TEST(Protocols, MaxBandwidthCapsAProtocolWhateverTheLink) {
+  auto d = with_two_protocols();
+  d.protocols[0].max_bandwidth_bytes_per_s = 50e9;  // below LL's 80e9 share of the link
+  // LL: 17e-6 + 1.75 S / 50e9 = 17e-6 + 3.5e-11 S; at 1e6 bytes 52 us, still under Simple's 77.5 us.
+  const auto p = time_on_dimension(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 1e6, 8, d);
+  EXPECT_EQ(p.protocol, NcclProtocol::ll);
+  expect_rel(p.time_s, 17e-6 + 3.5e-11 * 1e6);
+  // The crossover moves down: 55e-6 / (3.5e-11 - 5.46875e-12) = 1,862,433 bytes.
+  EXPECT_EQ(time_on_dimension(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 2e6, 8, d).protocol,
+            NcclProtocol::simple);
+  EXPECT_EQ(time_on_dimension(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 1.8e6, 8, d).protocol,
+            NcclProtocol::ll);
+}
+
+TEST(Protocols, NoProtocolsMeansOneAlphaBetaProtocolWithTheDimensionsLatency) {
+  const auto d = make_dim("nv", TopologyType::switch_, 400e9, 2e-6, 0.8);
+  const auto p = time_on_dimension(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 1e6, 8, d);
+  EXPECT_EQ(p.protocol, NcclProtocol::simple);
+  expect_rel(p.time_s, 14 * 2e-6 + 1.75e6 / 320e9);
+}
+
+TEST(Protocols, NvlsKeepsItsOwnConstantsAndAutoComparesItWithTheBestRingProtocol) {
+  auto d = with_two_protocols();
+  d.in_network_reduction = true;
+  d.in_network_reduction_util = 0.6;
+  d.in_network_reduction_latency_s = 40e-6;
+  // nvls: 80e-6 + 1.125 S / 240e9. At 1e6 bytes LL's 38.9 us beats nvls's 84.7 us; at 64 MiB
+  // nvls's 394.6 us beats Simple's 439.0 us.
+  EXPECT_EQ(choose_algorithm(CollectiveOp::all_reduce, 1e6, 8, d, kNoDefaults), CollectiveAlgorithm::ring);
+  const double big = 64.0 * 1048576.0;
+  EXPECT_EQ(choose_algorithm(CollectiveOp::all_reduce, big, 8, d, kNoDefaults), CollectiveAlgorithm::nvls);
+  expect_rel(time_of(CollectiveOp::all_reduce, CollectiveAlgorithm::nvls, big, 8, d), 80e-6 + 1.125 * big / 240e9);
+}
+
+TEST(Protocols, PointToPointIsOneStepUnderTheFastestProtocol) {
+  const auto d = with_two_protocols();
+  // LL: 10.5e-6 + S / 80e9; Simple: 33e-6 + S / 320e9.
+  expect_rel(point_to_point_s(d, 1e5), 10.5e-6 + 1e5 / 80e9);
+  expect_rel(point_to_point_s(d, 1e8), 33e-6 + 1e8 / 320e9);
+  EXPECT_EQ(point_to_point_s(d, 0.0), 0.0);
+}
+
 }  // namespace
 }  // namespace rapidllm::network

@@ -114,6 +114,33 @@ TEST(FlowBackend, InNetworkReductionWithItsOwnConstantsMatchesAnalyticalAtEveryS
   }
 }
 
+TEST(FlowBackend, RunsTheProtocolTheAnalyticalModelPicks) {
+  auto nv = dim("nv", TopologyType::switch_, 400e9, 1e-6);
+  nv.util = 0.8;
+  nv.protocols = {{NcclProtocol::ll, 10e-6, 1.5e-6, 0.5, 80e9}, {NcclProtocol::simple, 30e-6, 3e-6, 1.0}};
+  auto ring = dim("ring", TopologyType::ring, 50e9, 1e-6);
+  ring.protocols = nv.protocols;
+  // LL (half the link, capped at 80 GB/s) below ~3.4 MB and Simple above on the switch (see
+  // the analytical protocol tests): the flow plan carries 1/fraction bytes per payload byte, the protocol's step latency and
+  // its fixed latency once, so it lands on the analytical time.
+  for (double bytes : {64.0 * 1024, 1e6, 4e6, 256 * kMiB}) {
+    SCOPED_TRACE(bytes);
+    for (auto op : {CollectiveOp::all_reduce, CollectiveOp::all_gather}) {
+      expect_rel(flow_time(op, bytes, {{&nv, 8}}), analytical_time(op, bytes, {{&nv, 8}}), 0.01);
+    }
+    expect_rel(flow_time(CollectiveOp::all_reduce, bytes, {{&nv, 4}, {&ring, 4}}),
+               analytical_time(CollectiveOp::all_reduce, bytes, {{&nv, 4}, {&ring, 4}}), 0.01);
+  }
+  // Chunked: the fixed latency is one call's, paid once, not once per chunk.
+  ExecutionBackendSpec chunked;
+  chunked.preferred_dataset_splits = 4;
+  chunked.active_chunks_per_dimension = 1;
+  const double one = flow_time(CollectiveOp::all_reduce, 256 * kMiB, {{&nv, 8}});
+  const double four = flow_time(CollectiveOp::all_reduce, 256 * kMiB, {{&nv, 8}}, chunked);
+  // Four chunks in sequence pay the 14 step latencies four times but the 30 us only once.
+  EXPECT_NEAR(four - one, 3 * 14 * 3e-6, 1e-7);
+}
+
 TEST(FlowBackend, HalvingOneRingLinkDoublesTheBandwidthTerm) {
   auto ring = dim("ring", TopologyType::ring, 50e9, 0.0);
   const std::vector<GroupSpan> g{{&ring, 8}};
