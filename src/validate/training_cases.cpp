@@ -92,6 +92,10 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   const std::string sp = lower(r.text("seq_parallel"));
   const bool megatron = has(r.text("framework"), "nemo") || has(r.text("framework"), "megatron");
   p.tp_sp = p.tp > 1 && (sp.rfind("yes", 0) == 0 || sp.rfind("likely yes", 0) == 0 || (sp.empty() && megatron));
+  // NeMo and Megatron-Core run their H100 performance recipes with tp_comm_overlap: the
+  // sequence-parallel all-gathers and reduce-scatters are split and pipelined under the TP
+  // GEMMs (Transformer Engine userbuffers).
+  if (megatron && p.tp_sp) s.hw.network.overlap.tp_sp_overlap = 1.0;
   // Megatron-LM's default micro-batch is 1; rows that do not state one are read so.
   p.micro_batch_size = static_cast<int>(r.number("micro_batch").value_or(1));
   const std::string zero = r.text("zero_fsdp");
