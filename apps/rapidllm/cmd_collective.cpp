@@ -32,6 +32,8 @@ CollectiveOp op_from(const std::string& name) {
   if (name == "all_reduce") return CollectiveOp::all_reduce;
   if (name == "all_gather") return CollectiveOp::all_gather;
   if (name == "reduce_scatter") return CollectiveOp::reduce_scatter;
+  if (name == "broadcast") return CollectiveOp::broadcast;
+  if (name == "send_recv") return CollectiveOp::send_recv;
   return CollectiveOp::all_to_all;
 }
 }  // namespace
@@ -42,7 +44,7 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--hardware", o->hardware, "hardware YAML (RAPID-LLM schema)")->required();
   cmd->add_option("--op", o->op, "collective")
       ->required()
-      ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}));
+      ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"}));
   cmd->add_option("--bytes", o->bytes, "nccl-tests size (per-rank buffer), e.g. 1GiB, 64MiB, 1e9")->required();
   cmd->add_option("--ranks", o->ranks, "participating GPUs")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--dim", o->dimension, "network dimension id (default: span dimensions innermost first)");

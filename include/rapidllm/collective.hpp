@@ -37,7 +37,7 @@ struct CollectiveEstimate {
 };
 
 // nccl-tests bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather,
-// reduce-scatter and all-to-all.
+// reduce-scatter and all-to-all, 1 for broadcast and send/recv.
 [[nodiscard]] double bus_bandwidth_factor(CollectiveOp op, int ranks);
 
 }  // namespace rapidllm

@@ -124,7 +124,9 @@ struct ParallelismSpec {
 
 enum class TopologyType { ring, fully_connected, switch_, torus2d, mesh2d, superpod };
 
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all };
+// broadcast: rank 0 of the group sends its buffer to all; send_recv: every rank sends its
+// buffer to the next and receives the previous one's (nccl-tests sendrecv_perf).
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send_recv };
 enum class CollectiveAlgorithm {
   auto_,
   ring,
@@ -173,6 +175,10 @@ struct NetworkDimension {
   double latency_s = 0.0;
   double energy_per_bit_j = 0.0;
   double util = 1.0;
+  // GPUs sharing one port (NIC) on this dimension: 1 = rail-optimized, a port per GPU.
+  // `bandwidth` is per port; the GPUs behind it communicate at once (every TP/PP peer runs
+  // the same collectives in step), so each gets bandwidth / gpus_per_nic.
+  int gpus_per_nic = 1;
   bool optimize_2dmap = false;
   // The switch reduces and multicasts (NVLS / SHARP): `auto` all-reduce uses it (Switch only).
   bool in_network_reduction = false;

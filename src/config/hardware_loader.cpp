@@ -175,7 +175,7 @@ CollectiveAlgorithm algorithm_from(const std::string& name) {
 }
 
 constexpr CollectiveOp kOps[] = {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
-                                 CollectiveOp::all_to_all};
+                                 CollectiveOp::all_to_all,  CollectiveOp::broadcast,  CollectiveOp::send_recv};
 
 // Explicitly written algorithms only: an absent entry means "inherit the default".
 std::map<CollectiveOp, CollectiveAlgorithm> read_algorithms(const Cursor& section) {
@@ -206,6 +206,7 @@ NetworkDimension read_dimension(const Cursor& d) {
   out.latency_s = topo.child("latency").duration_s();
   out.energy_per_bit_j = topo.child("energy_per_bit").real();
   out.util = topo.child("util").real();
+  out.gpus_per_nic = topo.child("gpus_per_nic").small_integer();
   out.optimize_2dmap = topo.child("optimize_2dmap").boolean();
   out.in_network_reduction = topo.child("in_network_reduction").boolean();
   out.in_network_reduction_util = topo.child("in_network_reduction_util").optional_real();

@@ -36,6 +36,8 @@ std::string_view to_string(CollectiveOp op) {
     case CollectiveOp::all_gather: return "all_gather";
     case CollectiveOp::reduce_scatter: return "reduce_scatter";
     case CollectiveOp::all_to_all: return "all_to_all";
+    case CollectiveOp::broadcast: return "broadcast";
+    case CollectiveOp::send_recv: return "send_recv";
   }
   return "?";
 }

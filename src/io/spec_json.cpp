@@ -89,6 +89,7 @@ json hardware_json(const HardwareSpec& hw) {
                 {"latency_s", d.latency_s},
                 {"energy_per_bit_j", d.energy_per_bit_j},
                 {"util", d.util},
+                {"gpus_per_nic", d.gpus_per_nic},
                 {"parallelisms", ps},
                 {"collective_override", algorithms_json(d.collective_override)}};
     for (const auto& proto : d.protocols) {

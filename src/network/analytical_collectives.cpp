@@ -23,7 +23,8 @@ bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 // ceil(log2(n)) for n >= 1: the depth of a binary tree over n ranks.
 int ceil_log2(int n) { return static_cast<int>(std::bit_width(static_cast<unsigned>(n - 1))); }
 
-// The per-rank bandwidth this collective gets on the dimension, derated by util.
+// The per-rank bandwidth this collective gets on the dimension, derated by util and shared
+// with the other GPUs behind the same NIC port (gpus_per_nic).
 // A SuperPOD group larger than one leaf also crosses the spine, so its per-GPU spine
 // share (bandwidth[1]) caps the rate when it is the lower of the two.
 double effective_bandwidth(const NetworkDimension& dim, int ranks) {
@@ -47,7 +48,7 @@ double effective_bandwidth(const NetworkDimension& dim, int ranks) {
     }
     bandwidth = std::min(bandwidth, spine);
   }
-  return bandwidth * dim.util;
+  return bandwidth * dim.util / std::max(1, dim.gpus_per_nic);
 }
 
 bool is_switched(TopologyType t) {
@@ -78,10 +79,14 @@ double alpha_beta(double steps, double alpha, double volume, double bandwidth) {
 }
 
 // Ring (and, for all-to-all, pairwise exchange): n-1 steps per pass, each moving S/n.
+// Broadcast is the pipelined chain 0 -> 1 -> ... -> n-1: the whole buffer crosses each link
+// once, the pipeline fills in n-1 steps. Send/recv is one step of S to the next rank.
 double ring_time(CollectiveOp op, int n, double bytes, double bandwidth, double alpha) {
   if (n <= 1) return 0.0;
   const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
   const double steps = static_cast<double>(n - 1);
+  if (op == CollectiveOp::broadcast) return alpha_beta(steps, alpha, bytes, bandwidth);
+  if (op == CollectiveOp::send_recv) return alpha_beta(1.0, alpha, bytes, bandwidth);
   if (op == CollectiveOp::all_reduce) {
     return alpha_beta(2.0 * steps, alpha, 2.0 * frac * bytes, bandwidth);
   }
@@ -128,6 +133,9 @@ double torus_ring_time(CollectiveOp op, int a, int b, double bytes, double bandw
       // Dimension-ordered two-phase exchange: every phase moves the whole buffer.
       return ring_time(CollectiveOp::all_to_all, a, half, axis_bw, alpha) +
              ring_time(CollectiveOp::all_to_all, b, half, axis_bw, alpha);
+    case CollectiveOp::broadcast:
+    case CollectiveOp::send_recv:
+      break;  // refused by the caller
   }
   return 0.0;
 }
@@ -215,7 +223,16 @@ double protocol_time(CollectiveOp op, CollectiveAlgorithm algorithm, double byte
   switch (algorithm) {
     case CollectiveAlgorithm::auto_:  // resolved by the caller
     case CollectiveAlgorithm::ring:
-      if (is_two_dimensional(dimension.topology)) {
+      if (is_two_dimensional(dimension.topology) && (op == CollectiveOp::broadcast || op == CollectiveOp::send_recv)) {
+        throw InfeasibleError(fmt::format(
+            "{} on a {} dimension ('{}') is not modelled; place that traffic on a Ring, FullyConnected, Switch or "
+            "SuperPOD dimension",
+            to_string(op), to_string(dimension.topology), dimension.id));
+      }
+      if (op == CollectiveOp::send_recv && dimension.topology == TopologyType::fully_connected) {
+        // One peer, one of the n-1 links the per-GPU bandwidth is spread over.
+        t = alpha_beta(1.0, alpha, static_cast<double>(n - 1) * bytes, bw);
+      } else if (is_two_dimensional(dimension.topology)) {
         const auto [a, b] = torus_axes(dimension, n);
         t = torus_ring_time(op, a, b, bytes, bw, alpha);
       } else {
@@ -230,15 +247,21 @@ double protocol_time(CollectiveOp op, CollectiveAlgorithm algorithm, double byte
             "dimension '{}' is {} (use ring)",
             dimension.id, to_string(dimension.topology)));
       }
-      // All-reduce = direct reduce-scatter + direct all-gather: two steps.
-      t = alpha_beta(reduce ? 2.0 : 1.0, alpha, (reduce ? 2.0 : 1.0) * frac * bytes, bw);
+      if (op == CollectiveOp::broadcast) {  // the root sends the buffer to every peer itself
+        t = alpha_beta(1.0, alpha, static_cast<double>(n - 1) * bytes, bw);
+      } else if (op == CollectiveOp::send_recv) {  // FullyConnected: over the one link to the peer
+        const bool one_link = dimension.topology == TopologyType::fully_connected;
+        t = alpha_beta(1.0, alpha, (one_link ? static_cast<double>(n - 1) : 1.0) * bytes, bw);
+      } else {  // all-reduce = direct reduce-scatter + direct all-gather: two steps
+        t = alpha_beta(reduce ? 2.0 : 1.0, alpha, (reduce ? 2.0 : 1.0) * frac * bytes, bw);
+      }
       break;
     case CollectiveAlgorithm::halving_doubling: {
-      if (op == CollectiveOp::all_to_all) {
+      if (op == CollectiveOp::all_to_all || op == CollectiveOp::broadcast || op == CollectiveOp::send_recv) {
         throw InfeasibleError(fmt::format(
-            "algorithm halvingDoubling has no all_to_all form in the analytical backend "
+            "algorithm halvingDoubling has no {} form in the analytical backend "
             "(network dimension '{}'); use ring or direct",
-            dimension.id));
+            to_string(op), dimension.id));
       }
       if (!is_power_of_two(n)) {
         throw InfeasibleError(fmt::format(
@@ -395,10 +418,21 @@ CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,
         // Dimension-ordered exchange: each phase forwards the whole buffer along one dimension.
         for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::all_to_all, spans[i], bytes);
         break;
+      case CollectiveOp::broadcast:
+        // Outermost first: the root's outer slice, then every slice of each dimension inward.
+        for (std::size_t i = k; i-- > 0;) phase(CollectiveOp::broadcast, spans[i], bytes);
+        break;
+      case CollectiveOp::send_recv:
+        // Every rank sends to the next at once: ranks at a slice's edge cross the outer
+        // dimensions while the rest stay inside, so the phases overlap (time = the slowest).
+        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::send_recv, spans[i], bytes);
+        break;
     }
   }
 
-  for (const auto& p : est.phases) est.time_s += p.time_s;
+  for (const auto& p : est.phases) {
+    est.time_s = op == CollectiveOp::send_recv ? std::max(est.time_s, p.time_s) : est.time_s + p.time_s;
+  }
   if (est.time_s > 0.0) {
     est.algbw_bytes_per_s = bytes / est.time_s;
     est.busbw_bytes_per_s = est.algbw_bytes_per_s * bus_bandwidth_factor(op, est.ranks);

@@ -10,6 +10,8 @@ double bus_bandwidth_factor(CollectiveOp op, int ranks) {
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter:
     case CollectiveOp::all_to_all: return (n - 1.0) / n;
+    case CollectiveOp::broadcast:
+    case CollectiveOp::send_recv: return 1.0;
   }
   return 1.0;
 }

@@ -85,6 +85,7 @@ struct Chain {
   int phase;
   std::vector<int> deps;
   WireProtocol wire{};
+  double step_alpha = 0.0;  // one step's full latency (the links' plus the protocol's extra)
 
   void step(const PairsPtr& pairs, double bytes, double extra_latency = 0.0) {
     Transfer t;
@@ -101,11 +102,29 @@ struct Chain {
 
 // Ring steps of `op` over groups of n ranks on a buffer of `bytes`, in direction `dir`
 // (+1 or -1). All-to-all is the pairwise exchange (step s sends bytes/n to rank i+s).
+// Broadcast is the pipelined chain 0 -> 1 -> ... -> n-1: every chain link carries the whole
+// buffer at once (cut-through chunks), and the fill adds n-2 step latencies to the path's
+// one. Send/recv: one step, every rank sends the buffer to its successor (on a
+// FullyConnected dimension over the one link to it).
 // On a FullyConnected dimension (`spread`), a step's bytes/n go out evenly over all n-1
 // links (the union of NCCL's per-channel rings loads every link equally).
 void ring_steps(Chain& c, const Groups& groups, int n, CollectiveOp op, double bytes, int dir, bool spread) {
   if (n < 2) return;
   const double piece = bytes / n;
+  if (op == CollectiveOp::broadcast) {
+    if (spread) {  // n-1 channel chains, each with its own successor order: every link carries S/(n-1)
+      c.step(all_pairs(groups), bytes / (n - 1), (n - 2) * c.step_alpha);
+      return;
+    }
+    std::vector<std::pair<int, int>> chain;
+    for (int i = 0; i + 1 < n; ++i) chain.emplace_back(i, i + 1);
+    c.step(indexed_pairs(groups, std::move(chain)), bytes, (n - 2) * c.step_alpha);
+    return;
+  }
+  if (op == CollectiveOp::send_recv) {
+    c.step(shift_pairs(groups, dir), bytes);
+    return;
+  }
   if (op == CollectiveOp::all_to_all) {
     for (int s = 1; s < n; ++s) c.step(shift_pairs(groups, dir * s), piece);
     return;
@@ -144,7 +163,7 @@ std::vector<int> torus_ring(FlowPlan& plan, const TopologyDimension& dim, const 
     const int n1 = order == 0 ? a : b;
     const int n2 = order == 0 ? b : a;
     for (int dir : {1, -1}) {
-      Chain c{plan, job, phase, deps, wire};
+      Chain c{plan, job, phase, deps, wire, dim.latency_s + wire.step_extra_s};
       switch (op) {
         case CollectiveOp::all_reduce:
           ring_steps(c, first, n1, CollectiveOp::reduce_scatter, q, dir, false);
@@ -163,6 +182,10 @@ std::vector<int> torus_ring(FlowPlan& plan, const TopologyDimension& dim, const 
           ring_steps(c, first, n1, CollectiveOp::all_to_all, q, dir, false);
           ring_steps(c, second, n2, CollectiveOp::all_to_all, q, dir, false);
           break;
+        case CollectiveOp::broadcast:
+        case CollectiveOp::send_recv:
+          throw InfeasibleError(fmt::format("{} on a {} dimension ('{}') is not modelled", to_string(op),
+                                            to_string(dim.spec->topology), dim.spec->id));
       }
       exits.insert(exits.end(), c.deps.begin(), c.deps.end());
     }
@@ -226,7 +249,7 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
   const bool nvls = r.algorithm == CollectiveAlgorithm::nvls;
   // NVLS has its own efficiency and latency; every other algorithm runs the phase's protocol.
   const WireProtocol wire = nvls ? WireProtocol{} : wire_protocol(r.protocol, alpha);
-  Chain c{plan, job, phase, deps, wire};
+  Chain c{plan, job, phase, deps, wire, alpha + wire.step_extra_s};
   if (n < 2) return deps;
   switch (r.algorithm) {
     case CollectiveAlgorithm::auto_:
@@ -235,7 +258,8 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
         return torus_ring(plan, *r.dim, r.groups, r.op, r.bytes, deps, job, phase, wire);
       }
       ring_steps(c, r.groups, n, r.op, r.bytes, 1,
-                 spec.topology == TopologyType::fully_connected && r.op != CollectiveOp::all_to_all);
+                 spec.topology == TopologyType::fully_connected && r.op != CollectiveOp::all_to_all &&
+                     r.op != CollectiveOp::send_recv);
       break;
     case CollectiveAlgorithm::direct: {
       if (!is_switched(spec.topology)) {
@@ -244,15 +268,26 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
             "(use ring)",
             spec.id, to_string(spec.topology)));
       }
+      if (r.op == CollectiveOp::broadcast) {  // the root sends the whole buffer to every peer
+        std::vector<std::pair<int, int>> fan;
+        for (int i = 1; i < n; ++i) fan.emplace_back(0, i);
+        c.step(indexed_pairs(r.groups, std::move(fan)), r.bytes);
+        break;
+      }
+      if (r.op == CollectiveOp::send_recv) {
+        c.step(shift_pairs(r.groups, 1), r.bytes);
+        break;
+      }
       const auto pairs = all_pairs(r.groups);
       c.step(pairs, r.bytes / n);
       if (r.op == CollectiveOp::all_reduce) c.step(pairs, r.bytes / n);
       break;
     }
     case CollectiveAlgorithm::halving_doubling: {
-      if (r.op == CollectiveOp::all_to_all) {
+      if (r.op == CollectiveOp::all_to_all || r.op == CollectiveOp::broadcast || r.op == CollectiveOp::send_recv) {
         throw InfeasibleError(fmt::format(
-            "algorithm halvingDoubling has no all_to_all form (network dimension '{}'); use ring or direct", spec.id));
+            "algorithm halvingDoubling has no {} form (network dimension '{}'); use ring or direct", to_string(r.op),
+            spec.id));
       }
       if (!std::has_single_bit(static_cast<unsigned>(n))) {
         throw InfeasibleError(fmt::format(
@@ -434,6 +469,29 @@ int add_collective(FlowPlan& plan, const Topology& topo, CollectiveOp op, double
       case CollectiveOp::all_to_all:
         for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::all_to_all, i, bytes);
         break;
+      case CollectiveOp::broadcast:
+        // Outermost first; a dimension's phase runs only in the slices that already hold the
+        // data: those at coordinate 0 on every dimension inside it.
+        for (std::size_t i = k; i-- > 0;) {
+          phase(CollectiveOp::broadcast, i, bytes);
+          std::erase_if(phases.back().groups, [&](const std::vector<int>& slice) {
+            for (std::size_t j = 0; j < i; ++j) {
+              if ((slice.front() / dims[j].stride) % dims[j].ranks != 0) return true;
+            }
+            return false;
+          });
+        }
+        break;
+      case CollectiveOp::send_recv: {
+        // One step over the whole communicator in rank order: pairs at a slice's edge route
+        // across the outer dimensions, the rest stay inside; the slowest sets the pace.
+        phase(CollectiveOp::send_recv, k - 1, bytes);
+        std::vector<int> all(static_cast<std::size_t>(topo.num_gpus()));
+        for (int g = 0; g < topo.num_gpus(); ++g) all[static_cast<std::size_t>(g)] = g;
+        phases.back().groups = {all};
+        phases.back().full_slices = false;
+        break;
+      }
     }
   }
   if (phases.empty()) {

@@ -38,7 +38,7 @@ double level_bandwidth(const NetworkDimension& dim, std::size_t level) {
   if (!(b > 0.0)) {
     throw InfeasibleError(fmt::format("network dimension '{}': bandwidth level {} must be positive", dim.id, level));
   }
-  return b * dim.util;
+  return b * dim.util / std::max(1, dim.gpus_per_nic);  // each GPU's share of its NIC port
 }
 
 }  // namespace

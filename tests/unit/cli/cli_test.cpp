@@ -102,6 +102,16 @@ TEST(Cli, CollectiveReportsTheAlgorithmAndProtocolNcclWouldPick) {
   EXPECT_THAT(large.out, HasSubstr("nvls       Simple"));
 }
 
+TEST(Cli, CollectiveRunsBroadcastAndSendRecv) {
+  for (const std::string op : {"broadcast", "send_recv"}) {
+    CliRun r = rapidllm("collective " + kH100 + " --op " + op + " --bytes 256MiB --ranks 16 --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["op"], op);
+    EXPECT_DOUBLE_EQ(j["busbw_bytes_per_s"].get<double>(), j["algbw_bytes_per_s"].get<double>());
+  }
+}
+
 TEST(Cli, CollectiveAcrossNodesIsHierarchical) {
   CliRun r = rapidllm("collective " + kH100 + " --op all_reduce --bytes 1GiB --ranks 64 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

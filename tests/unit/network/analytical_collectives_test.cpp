@@ -218,6 +218,15 @@ TEST(DimensionValidation, NonPositiveBandwidthOrUtilNamesTheDimension) {
 
 // ---- SuperPOD spine cap ---------------------------------------------------------------------
 
+TEST(SharedNics, GpusBehindOnePortSplitItsBandwidth) {
+  // Four NICs for eight GPUs: every GPU gets half a 50 GB/s port. Ring all-reduce on 16
+  // ranks: 2 x 15/16 x 1 GiB / 25e9 + 30 x 5 us.
+  auto ib = make_dim("ib", TopologyType::switch_, 50e9, 5e-6);
+  ib.gpus_per_nic = 2;
+  expect_rel(time_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, kGiB, 16, ib),
+             2.0 * 15.0 / 16.0 * kGiB / 25e9 + 30 * 5e-6);
+}
+
 TEST(SuperPod, GroupsBeyondOneLeafAreCappedByTheSpineShare) {
   auto d = make_dim("pod", TopologyType::superpod, 50e9, 0.0);
   d.bandwidth_bytes_per_s = {50e9, 25e9};
@@ -494,6 +503,58 @@ TEST(NvlsCollective, OnlyAnAllReduceOnASwitch) {
   const auto sw = make_dim("s", TopologyType::switch_, 50e9, 5e-6);
   EXPECT_THROW((void)time_on_dimension(CollectiveOp::all_gather, CollectiveAlgorithm::nvls, kGiB, 8, sw),
                InfeasibleError);
+}
+
+// ---- broadcast and send/recv ------------------------------------------------------------------
+
+TEST(BroadcastAndSendRecv, RingAndDirectFormulas) {
+  const auto sw = make_dim("sw", TopologyType::switch_, 100e9, 2e-6);
+  const double s = 64e6;
+  // Ring broadcast = pipelined chain: S/B + (n-1) alpha = 64e6/100e9 + 7 x 2e-6 = 654 us.
+  expect_rel(time_of(CollectiveOp::broadcast, CollectiveAlgorithm::ring, s, 8, sw), 640e-6 + 14e-6);
+  // Direct broadcast: the root's port sends (n-1) S: 7 x 640 us + 2 us.
+  expect_rel(time_of(CollectiveOp::broadcast, CollectiveAlgorithm::direct, s, 8, sw), 7 * 640e-6 + 2e-6);
+  // Send/recv: one step of S either way.
+  expect_rel(time_of(CollectiveOp::send_recv, CollectiveAlgorithm::ring, s, 8, sw), 640e-6 + 2e-6);
+  expect_rel(time_of(CollectiveOp::send_recv, CollectiveAlgorithm::direct, s, 8, sw), 640e-6 + 2e-6);
+  // FullyConnected: the per-GPU bandwidth is spread over n-1 links; a send uses the one to
+  // its peer (7 x 640 us + 2 us), a broadcast runs n-1 channel chains over all of them.
+  const auto fc = make_dim("fc", TopologyType::fully_connected, 100e9, 2e-6);
+  expect_rel(time_of(CollectiveOp::send_recv, CollectiveAlgorithm::ring, s, 8, fc), 7 * 640e-6 + 2e-6);
+  expect_rel(time_of(CollectiveOp::broadcast, CollectiveAlgorithm::ring, s, 8, fc), 640e-6 + 14e-6);
+  // nccl-tests: busbw = algbw for both.
+  const auto est = estimate_collective(CollectiveOp::broadcast, s, {{&sw, 8}}, kNoDefaults);
+  expect_rel(est.busbw_bytes_per_s, s / est.time_s);
+  EXPECT_EQ(est.phases[0].algorithm, CollectiveAlgorithm::ring);
+}
+
+TEST(BroadcastAndSendRecv, HierarchicalBroadcastIsOutermostFirstAndSendRecvTheSlowestHop) {
+  const auto nv = make_dim("nv", TopologyType::switch_, 400e9, 1e-6);
+  const auto ib = make_dim("ib", TopologyType::switch_, 50e9, 5e-6);
+  const double s = 1e8;
+  // Broadcast: across nodes on ib (S/50e9 + 3 x 5 us), then inside each node (S/400e9 + 7 us).
+  const auto b = estimate_collective(CollectiveOp::broadcast, s, {{&nv, 8}, {&ib, 4}}, kNoDefaults);
+  ASSERT_EQ(b.phases.size(), 2U);
+  EXPECT_EQ(b.phases[0].dimension_id, "ib");
+  expect_rel(b.time_s, (s / 50e9 + 15e-6) + (s / 400e9 + 7e-6));
+  // Send/recv: every rank sends at once; the node-crossing ranks set the pace.
+  const auto p = estimate_collective(CollectiveOp::send_recv, s, {{&nv, 8}, {&ib, 4}}, kNoDefaults);
+  ASSERT_EQ(p.phases.size(), 2U);
+  expect_rel(p.time_s, s / 50e9 + 5e-6);
+}
+
+TEST(BroadcastAndSendRecv, TreesHalvingDoublingNvlsAndTwoDimensionalTopologiesRefuseThem) {
+  const auto sw = make_dim("sw", TopologyType::switch_, 100e9, 2e-6);
+  auto tor = make_dim("tor", TopologyType::torus2d, 100e9, 2e-6);
+  for (auto op : {CollectiveOp::broadcast, CollectiveOp::send_recv}) {
+    SCOPED_TRACE(std::string(to_string(op)));
+    EXPECT_THAT(infeasible_message([&] { (void)time_of(op, CollectiveAlgorithm::halving_doubling, 1e6, 8, sw); }),
+                HasSubstr("halvingDoubling"));
+    EXPECT_THROW((void)time_of(op, CollectiveAlgorithm::double_binary_tree, 1e6, 8, sw), InfeasibleError);
+    EXPECT_THROW((void)time_of(op, CollectiveAlgorithm::nvls, 1e6, 8, sw), InfeasibleError);
+    EXPECT_THAT(infeasible_message([&] { (void)time_of(op, CollectiveAlgorithm::ring, 1e6, 16, tor); }),
+                HasSubstr("not modelled"));
+  }
 }
 
 // ---- NCCL protocols -------------------------------------------------------------------------

@@ -141,6 +141,38 @@ TEST(FlowBackend, RunsTheProtocolTheAnalyticalModelPicks) {
   EXPECT_NEAR(four - one, 3 * 14 * 3e-6, 1e-7);
 }
 
+TEST(FlowBackend, BroadcastAndSendRecvMatchAnalytical) {
+  auto sw = dim("sw", TopologyType::switch_, 400e9, 1e-6);
+  auto fc = dim("fc", TopologyType::fully_connected, 300e9, 2e-6);
+  auto ring = dim("ring", TopologyType::ring, 50e9, 3e-6);
+  auto ib = dim("ib", TopologyType::switch_, 50e9, 5e-6);
+  for (auto op : {CollectiveOp::broadcast, CollectiveOp::send_recv}) {
+    for (const std::vector<GroupSpan>& g : std::vector<std::vector<GroupSpan>>{
+             {{&sw, 8}}, {{&fc, 8}}, {{&ring, 8}}, {{&sw, 8}, {&ib, 4}}}) {
+      SCOPED_TRACE(std::string(to_string(op)) + " on " + g.back().dimension->id);
+      expect_rel(flow_time(op, 256 * kMiB, g), analytical_time(op, 256 * kMiB, g), 0.01);
+    }
+    const auto direct = with_algorithm(op, CollectiveAlgorithm::direct);
+    expect_rel(flow_time(op, 64 * kMiB, {{&sw, 8}}, direct), analytical_time(op, 64 * kMiB, {{&sw, 8}}, direct),
+               0.01);
+  }
+}
+
+TEST(FlowBackend, SharedNicsMatchAnalytical) {
+  auto nv = dim("nv", TopologyType::switch_, 400e9, 1e-6);
+  auto ib = dim("ib", TopologyType::switch_, 50e9, 5e-6);
+  ib.gpus_per_nic = 4;
+  const std::vector<GroupSpan> g{{&nv, 8}, {&ib, 4}};
+  for (auto op : {CollectiveOp::all_reduce, CollectiveOp::all_gather}) {
+    expect_rel(flow_time(op, 256 * kMiB, g), analytical_time(op, 256 * kMiB, g), 0.01);
+  }
+  // A quarter of the port each: the inter-node phase is 4x the rail-optimized one.
+  auto rail = ib;
+  rail.gpus_per_nic = 1;
+  expect_rel(flow_time(CollectiveOp::all_reduce, 256 * kMiB, {{&ib, 4}}) - 6 * 5e-6,
+             4.0 * (flow_time(CollectiveOp::all_reduce, 256 * kMiB, {{&rail, 4}}) - 6 * 5e-6), 1e-6);
+}
+
 TEST(FlowBackend, HalvingOneRingLinkDoublesTheBandwidthTerm) {
   auto ring = dim("ring", TopologyType::ring, 50e9, 0.0);
   const std::vector<GroupSpan> g{{&ring, 8}};

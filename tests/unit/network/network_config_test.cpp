@@ -75,5 +75,12 @@ TEST(NetworkConfig, NvlsIsAnAlgorithmNameAndOnlySwitchesReduce) {
                ConfigError);
 }
 
+TEST(NetworkConfig, GpusPerNicIsReadAndChecked) {
+  EXPECT_EQ(load_hardware(kH100, {}).network.dimensions[1].gpus_per_nic, 1);
+  EXPECT_EQ(load_hardware(kH100, {"network.dimensions[1].topology.gpus_per_nic=2"}).network.dimensions[1].gpus_per_nic,
+            2);
+  EXPECT_THROW((void)load_hardware(kH100, {"network.dimensions[1].topology.gpus_per_nic=0"}), ConfigError);
+}
+
 }  // namespace
 }  // namespace rapidllm
