@@ -46,6 +46,8 @@ FITS = {
         ('nvls_latency_us', 1.0, 60.0, NCCL_SWEEP),
         ('ll_latency_us', 0.0, 20.0, NCCL_SWEEP),
         ('ll128_latency_us', 0.0, 30.0, NCCL_SWEEP),
+        # Attention-bound: NeMo at 16k-128k tokens per sequence.
+        ('softmax_overlap', 0.0, 1.0, [('training', 'nemo-long-sequence', 'tflops_per_gpu', every)]),
         ('core_util', 0.3, 1.0, [('training', 'dgxc', 'step_time_s', lambda r: bf16(r) and megatron(r))]),
         ('fp8_util', 0.2, 1.0, [('training', 'dgxc', 'step_time_s', lambda r: fp8(r) and megatron(r))]),
         # Batch-1 latency of TensorRT-LLM on H100 (NeMo's Llama-2 table): decode-dominated.
