@@ -10,14 +10,14 @@ namespace {
 
 nlohmann::json memory_json(const MemoryBreakdown& m) {
   nlohmann::json bytes = nlohmann::json::object();
-  for (const auto& [name, b] : m.bytes) bytes[name] = b;
+  for (const auto& [name, b] : m.bytes) bytes[std::string(name)] = b;
   return bytes;
 }
 
 std::string memory_table(const MemoryBreakdown& m, const std::string& title) {
   TextTable t({fmt::format("memory per GPU{}", title), "bytes", "share"});
   for (const auto& [name, b] : m.bytes) {
-    if (b > 0) t.add_row({name, human_bytes(b), fmt::format("{:.1f}%", 100.0 * b / m.total_bytes)});
+    if (b > 0) t.add_row({std::string(name), human_bytes(b), fmt::format("{:.1f}%", 100.0 * b / m.total_bytes)});
   }
   t.add_row({"total", human_bytes(m.total_bytes),
              fmt::format("{} of {}", m.fits() ? "fits" : "DOES NOT FIT", human_bytes(m.capacity_bytes))});

@@ -22,6 +22,7 @@ MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d
   const double params = (layers * model::layer_parameter_count(d) + table * (d.tied_embeddings || par.pp > 1 ? 1 : 2)) /
                         par.tp;
   MemoryBreakdown b;
+  b.bytes.reserve(8);
   b.capacity_bytes = hw.dram().size_bytes;
   const auto add = [&b](const char* name, double bytes) {
     b.bytes.emplace_back(name, bytes);

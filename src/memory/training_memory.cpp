@@ -25,6 +25,7 @@ MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryI
   const int zero = dp > 1 ? hw.sw.dp_zero_stage : 0;
   const double shard = static_cast<double>(dp);
   MemoryBreakdown b;
+  b.bytes.reserve(8);
   b.stage = stage;
   b.capacity_bytes = hw.dram().size_bytes;
   const auto add = [&b](const char* name, double bytes) {

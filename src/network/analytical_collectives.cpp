@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -164,20 +165,24 @@ CollectiveAlgorithm resolve_algorithm(CollectiveOp op, int /*ranks*/,
   return chosen;
 }
 
-CollectiveAlgorithm choose_algorithm(CollectiveOp op, double bytes, int ranks, const NetworkDimension& dimension,
-                                     const ExecutionBackendSpec& defaults) {
+CollectivePhase best_phase(CollectiveOp op, double bytes, int ranks, const NetworkDimension& dimension,
+                           const ExecutionBackendSpec& defaults) {
   const CollectiveAlgorithm a = resolve_algorithm(op, ranks, dimension, defaults);
-  if (a != CollectiveAlgorithm::nvls || ranks < 2) return a;
   CollectiveAlgorithm written = CollectiveAlgorithm::auto_;
   if (auto it = dimension.collective_override.find(op); it != dimension.collective_override.end()) {
     written = it->second;
   } else if (auto d = defaults.collectives.find(op); d != defaults.collectives.end()) {
     written = d->second;
   }
-  if (written == CollectiveAlgorithm::nvls) return a;
-  const double ring = time_on_dimension(op, CollectiveAlgorithm::ring, bytes, ranks, dimension).time_s;
-  const double nvls = time_on_dimension(op, CollectiveAlgorithm::nvls, bytes, ranks, dimension).time_s;
-  return nvls <= ring ? CollectiveAlgorithm::nvls : CollectiveAlgorithm::ring;
+  CollectivePhase chosen = time_on_dimension(op, a, bytes, ranks, dimension);
+  if (a != CollectiveAlgorithm::nvls || ranks < 2 || written == CollectiveAlgorithm::nvls) return chosen;
+  CollectivePhase ring = time_on_dimension(op, CollectiveAlgorithm::ring, bytes, ranks, dimension);
+  return chosen.time_s <= ring.time_s ? chosen : ring;
+}
+
+CollectiveAlgorithm choose_algorithm(CollectiveOp op, double bytes, int ranks, const NetworkDimension& dimension,
+                                     const ExecutionBackendSpec& defaults) {
+  return best_phase(op, bytes, ranks, dimension, defaults).algorithm;
 }
 
 double protocol_rate(double bandwidth, const ProtocolSpec& protocol) {
@@ -186,10 +191,10 @@ double protocol_rate(double bandwidth, const ProtocolSpec& protocol) {
 
 double dimension_rate(const NetworkDimension& dimension, int ranks) { return effective_bandwidth(dimension, ranks); }
 
-std::vector<ProtocolSpec> protocols_of(const NetworkDimension& dimension) {
-  if (!dimension.protocols.empty()) return dimension.protocols;
-  return {ProtocolSpec{NcclProtocol::simple, 0.0, dimension.latency_s, 1.0}};
-}
+ProtocolList::ProtocolList(const NetworkDimension& dimension)
+    : implicit_{NcclProtocol::simple, 0.0, dimension.latency_s, 1.0},
+      list_(dimension.protocols.empty() ? std::span<const ProtocolSpec>(&implicit_, 1)
+                                        : std::span<const ProtocolSpec>(dimension.protocols)) {}
 
 namespace {
 
@@ -333,7 +338,7 @@ CollectivePhase time_on_dimension(CollectiveOp op, CollectiveAlgorithm algorithm
   }
   // The fastest protocol at this size, as NCCL's tuner picks it.
   bool first = true;
-  for (const ProtocolSpec& protocol : protocols_of(dimension)) {
+  for (const ProtocolSpec& protocol : ProtocolList(dimension)) {
     const double t = protocol_time(op, algorithm, bytes, ranks, dimension, bandwidth, protocol);
     if (first || t < phase.time_s) {
       phase.time_s = t;
@@ -349,7 +354,7 @@ double point_to_point_s(const NetworkDimension& dimension, double bytes) {
   check_phase_inputs(dimension, 2, bytes);
   const double bandwidth = effective_bandwidth(dimension, 2);
   double best = std::numeric_limits<double>::infinity();
-  for (const ProtocolSpec& p : protocols_of(dimension)) {
+  for (const ProtocolSpec& p : ProtocolList(dimension)) {
     best = std::min(best, p.latency_s + p.step_latency_s + bytes / protocol_rate(bandwidth, p));
   }
   return best;
@@ -382,9 +387,7 @@ CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,
   est.ranks = static_cast<int>(total);
 
   auto phase = [&](CollectiveOp phase_op, const GroupSpan& span, double phase_bytes) {
-    const auto algorithm = choose_algorithm(phase_op, phase_bytes, span.ranks, *span.dimension, defaults);
-    est.phases.push_back(
-        time_on_dimension(phase_op, algorithm, phase_bytes, span.ranks, *span.dimension));
+    est.phases.push_back(best_phase(phase_op, phase_bytes, span.ranks, *span.dimension, defaults));
   };
 
   const std::size_t k = spans.size();

@@ -3,6 +3,7 @@
 // carry only this collective. The flow-level simulator (later) refines this.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "rapidllm/collective.hpp"
@@ -16,8 +17,13 @@ namespace rapidllm::network {
                                                     const NetworkDimension& dimension,
                                                     const ExecutionBackendSpec& defaults);
 
-// resolve_algorithm for a phase of `bytes`: where `auto` resolved to nvls, the faster of
-// ring and nvls at this size (NCCL's tuner picks per size; an explicit nvls stays nvls).
+// The phase of `bytes` as NCCL would run it: resolve_algorithm's algorithm (where `auto`
+// resolved to nvls, the faster of ring and nvls at this size; an explicit nvls stays nvls)
+// under its fastest protocol.
+[[nodiscard]] CollectivePhase best_phase(CollectiveOp op, double bytes, int ranks, const NetworkDimension& dimension,
+                                         const ExecutionBackendSpec& defaults);
+
+// best_phase's algorithm.
 [[nodiscard]] CollectiveAlgorithm choose_algorithm(CollectiveOp op, double bytes, int ranks,
                                                    const NetworkDimension& dimension,
                                                    const ExecutionBackendSpec& defaults);
@@ -29,8 +35,20 @@ namespace rapidllm::network {
 // What a protocol makes of that rate: its bandwidth_fraction, under its max_bandwidth.
 [[nodiscard]] double protocol_rate(double dimension_rate, const ProtocolSpec& protocol);
 
-// The dimension's protocols (its configured list, or the single implicit alpha-beta one).
-[[nodiscard]] std::vector<ProtocolSpec> protocols_of(const NetworkDimension& dimension);
+// The dimension's protocols (its configured list, or the single implicit alpha-beta one:
+// no fixed latency, `latency` per step, the whole bandwidth), iterable without allocating.
+class ProtocolList {
+ public:
+  explicit ProtocolList(const NetworkDimension& dimension);
+  ProtocolList(const ProtocolList&) = delete;  // list_ may point into implicit_
+  ProtocolList& operator=(const ProtocolList&) = delete;
+  [[nodiscard]] auto begin() const { return list_.begin(); }
+  [[nodiscard]] auto end() const { return list_.end(); }
+
+ private:
+  ProtocolSpec implicit_;
+  std::span<const ProtocolSpec> list_;
+};
 
 // One collective of `bytes` (nccl-tests size: the per-rank buffer) among `ranks` peers of
 // one dimension, under the fastest of the dimension's protocols (recorded in the phase).

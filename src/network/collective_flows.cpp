@@ -379,7 +379,7 @@ ProtocolSpec chosen_protocol(CollectiveOp op, CollectiveAlgorithm algorithm, dou
                              const NetworkDimension& spec) {
   if (algorithm == CollectiveAlgorithm::nvls || ranks < 2) return {};
   const NcclProtocol picked = time_on_dimension(op, algorithm, bytes, ranks, spec).protocol;
-  for (ProtocolSpec p : protocols_of(spec)) {
+  for (ProtocolSpec p : ProtocolList(spec)) {
     if (p.protocol != picked) continue;
     // The flow links run at bandwidth x util: express a max_bandwidth ceiling as a fraction.
     const double rate = dimension_rate(spec, ranks);
