@@ -47,6 +47,12 @@ std::vector<CaseResult> collective_cases(const CaseInputs& in) {
       out.push_back(c);
       continue;
     }
+    // A row that forced NCCL's algorithm (NCCL_ALGO=Ring / NVLS) is predicted with it.
+    const std::string algo = r.text("algo");
+    if (algo.rfind("Ring", 0) == 0) hw->execution.collectives[CollectiveOp::all_reduce] = CollectiveAlgorithm::ring;
+    if (algo.rfind("NVLS", 0) == 0 && hw->network.dimensions.front().in_network_reduction) {
+      hw->execution.collectives[CollectiveOp::all_reduce] = CollectiveAlgorithm::nvls;
+    }
     try {
       const auto spans = network::lay_out_ranks(hw->network, static_cast<int>(*gpus));
       c.predicted = network::estimate_collective(CollectiveOp::all_reduce, *size, spans, hw->execution).busbw_bytes_per_s;

@@ -22,6 +22,14 @@ std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string
     }
     return hw;
   }
+  if (has(gpu, "H200-SXM")) {
+    // The same Hopper die, clocks and NVLink 4 / NVSwitch as the H100 SXM5 (so its fitted
+    // constants carry over); the H200 datasheet's 141 GB of HBM3e at 4.8 TB/s.
+    HardwareSpec hw = load("H100_SXM5_80GB");
+    hw.memory.back().size_bytes = 141e9;
+    hw.memory.back().bandwidth_bytes_per_s = 4.8e12;
+    return hw;
+  }
   if (has(gpu, "A100-SXM4")) {
     HardwareSpec hw = load("A100_SXM4_80GB");
     if (has(gpu, "40GB") && !has(gpu, "80GB")) {

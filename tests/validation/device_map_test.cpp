@@ -1,0 +1,32 @@
+// The GPU names of the ground-truth rows -> shipped device configs (validate/device_map.cpp).
+#include "validate/device_map.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace rapidllm::validate {
+namespace {
+
+const std::string kConfigs = RAPIDLLM_SOURCE_DIR "/configs";
+
+TEST(DeviceMap, H200IsTheH100DieWithTheH200Memory) {
+  std::string reason;
+  const auto h100 = device_for("H100-SXM5-80GB (HBM3)", kConfigs, reason);
+  const auto h200 = device_for("H200-SXM-141GB", kConfigs, reason);
+  ASSERT_TRUE(h100 && h200) << reason;
+  // Datasheet: 141 GB of HBM3e at 4.8 TB/s; compute and NVLink are the H100's.
+  EXPECT_DOUBLE_EQ(h200->dram().size_bytes, 141e9);
+  EXPECT_DOUBLE_EQ(h200->dram().bandwidth_bytes_per_s, 4.8e12);
+  EXPECT_DOUBLE_EQ(h200->core.util, h100->core.util);
+  EXPECT_DOUBLE_EQ(h200->network.dimensions.front().util, h100->network.dimensions.front().util);
+}
+
+TEST(DeviceMap, AnUnshippedGpuIsSkippedWithItsName) {
+  std::string reason;
+  EXPECT_FALSE(device_for("B200-180GB", kConfigs, reason));
+  EXPECT_NE(reason.find("B200-180GB"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rapidllm::validate
