@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,8 +24,9 @@ struct EnergyReport {
   bool exceeds_max_power = false;
 };
 
-// Seconds by category; the entries of a prediction sum to its total time.
-using Breakdown = std::vector<std::pair<std::string, double>>;
+// Seconds by category; the entries of a prediction sum to its total time. The category
+// names are string literals (no allocation per prediction).
+using Breakdown = std::vector<std::pair<std::string_view, double>>;
 
 struct TrainingPrediction {
   int num_gpus = 0;

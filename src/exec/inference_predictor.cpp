@@ -50,7 +50,7 @@ ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
 void add_breakdown(Breakdown& b, const ForwardCost& f, double p2p_s, double scale) {
   for (std::size_t k = 0; k < kOpClasses; ++k) {
     const double s = scale * f.compute.forward_s[k];
-    if (s != 0.0) b.emplace_back(std::string("compute.") + std::string(model::to_string(static_cast<model::OpClass>(k))), s);
+    if (s != 0.0) b.emplace_back(model::compute_category(static_cast<model::OpClass>(k)), s);
   }
   if (f.tp_s != 0.0) b.emplace_back("communication.tp", scale * f.tp_s);
   if (p2p_s != 0.0) b.emplace_back("communication.pp", scale * p2p_s);

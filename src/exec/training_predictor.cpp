@@ -214,7 +214,7 @@ energy::Energy step_energy(LlmContext& ctx, const std::vector<PartCost>& parts, 
   return total;
 }
 
-void add(Breakdown& b, const std::string& name, double seconds) {
+void add(Breakdown& b, std::string_view name, double seconds) {
   if (seconds != 0.0) b.emplace_back(name, seconds);
 }
 
@@ -366,7 +366,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const PartCost& c = parts[crit];
   const auto n_crit = static_cast<double>(layers[crit]);
   for (std::size_t k = 0; k < kOpClasses; ++k) {
-    add(out.breakdown, std::string("compute.") + std::string(model::to_string(static_cast<model::OpClass>(k))),
+    add(out.breakdown, model::compute_category(static_cast<model::OpClass>(k)),
         reps * (c.compute.forward_s[k] + c.compute.backward_s[k]));
   }
   add(out.breakdown, "compute.recompute", reps * c.recompute_s);

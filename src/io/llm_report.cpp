@@ -50,13 +50,13 @@ std::vector<double> stage_totals(const std::vector<MemoryBreakdown>& stages) {
 
 nlohmann::json breakdown_json(const Breakdown& b) {
   nlohmann::json out = nlohmann::json::object();
-  for (const auto& [name, s] : b) out[name] = s;
+  for (const auto& [name, s] : b) out[std::string(name)] = s;
   return out;
 }
 
 std::string breakdown_table(const Breakdown& b, double total) {
   TextTable t({"category", "time", "share"});
-  for (const auto& [name, s] : b) t.add_row({name, human_seconds(s), fmt::format("{:.1f}%", 100.0 * s / total)});
+  for (const auto& [name, s] : b) t.add_row({std::string(name), human_seconds(s), fmt::format("{:.1f}%", 100.0 * s / total)});
   return t.render();
 }
 
@@ -110,7 +110,7 @@ std::string training_report_csv(const TrainingPrediction& p) {
   std::vector<std::string> row{std::to_string(p.num_gpus), csv_number(p.step_time_s), csv_number(p.tokens_per_s),
                                csv_number(p.mfu), csv_number(p.pipeline_bubble_fraction)};
   for (const auto& [name, s] : p.breakdown) {
-    header.push_back("breakdown." + name + "_s");
+    header.push_back(fmt::format("breakdown.{}_s", name));
     row.push_back(csv_number(s));
   }
   TextTable t(header);

@@ -2,19 +2,21 @@
 
 namespace rapidllm::model {
 
-std::string_view to_string(OpClass c) {
+std::string_view compute_category(OpClass c) {
   switch (c) {
-    case OpClass::qkv_projection: return "qkv_projection";
-    case OpClass::attention: return "attention";
-    case OpClass::output_projection: return "output_projection";
-    case OpClass::mlp: return "mlp";
-    case OpClass::elementwise: return "norm_elementwise";
-    case OpClass::embedding: return "embedding";
-    case OpClass::lm_head: return "lm_head";
-    case OpClass::loss: return "loss";
+    case OpClass::qkv_projection: return "compute.qkv_projection";
+    case OpClass::attention: return "compute.attention";
+    case OpClass::output_projection: return "compute.output_projection";
+    case OpClass::mlp: return "compute.mlp";
+    case OpClass::elementwise: return "compute.norm_elementwise";
+    case OpClass::embedding: return "compute.embedding";
+    case OpClass::lm_head: return "compute.lm_head";
+    case OpClass::loss: return "compute.loss";
   }
-  return "?";
+  return "compute.?";
 }
+
+std::string_view to_string(OpClass c) { return compute_category(c).substr(std::string_view("compute.").size()); }
 
 std::int64_t LocalShape::tokens() const {
   if (decode) return micro_batch;

@@ -17,6 +17,8 @@ enum class OpClass { qkv_projection, attention, output_projection, mlp, elementw
 enum class OpKind { gemm, attention, memory };
 
 [[nodiscard]] std::string_view to_string(OpClass c);
+// The class's breakdown category: "compute." + to_string(c).
+[[nodiscard]] std::string_view compute_category(OpClass c);
 
 struct AttentionShape {
   std::int64_t batch = 0;      // sequences

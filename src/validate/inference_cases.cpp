@@ -66,7 +66,10 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   s.hw.parallelism.pp = static_cast<int>(r.number("pp").value_or(1));
   s.hw.parallelism.tp_sp = false;  // inference engines all-reduce
   // FP8 weights where the GPU has FP8 tensor cores ("FP16/BF16 on A100; FP8 on H100").
-  if (has(r.text("weight_dtype"), "fp8") && s.hw.core.peak_flops_per_s(DType::fp8)) {
+  // A hedged claim ("possibly FP8 (unverified)") is not read as FP8: the 16-bit default stands.
+  const std::string weights = r.text("weight_dtype");
+  const bool stated_fp8 = has(weights, "fp8") && !has(weights, "possibly") && !has(weights, "unverified");
+  if (stated_fp8 && s.hw.core.peak_flops_per_s(DType::fp8)) {
     s.hw.sw.precision.matmul = Precision{1.0, DType::fp8};
   }
   return s;
