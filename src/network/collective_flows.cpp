@@ -373,16 +373,14 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
   return c.deps;
 }
 
-// The protocol the analytical model picks for the phase (NCCL decides per call, from the
+// The protocol of the phase the analytical model picked (NCCL decides per call, from the
 // whole size, before chunking).
-ProtocolSpec chosen_protocol(CollectiveOp op, CollectiveAlgorithm algorithm, double bytes, int ranks,
-                             const NetworkDimension& spec) {
-  if (algorithm == CollectiveAlgorithm::nvls || ranks < 2) return {};
-  const NcclProtocol picked = time_on_dimension(op, algorithm, bytes, ranks, spec).protocol;
+ProtocolSpec chosen_protocol(const CollectivePhase& picked, const NetworkDimension& spec) {
+  if (picked.algorithm == CollectiveAlgorithm::nvls || picked.ranks < 2) return {};
   for (ProtocolSpec p : ProtocolList(spec)) {
-    if (p.protocol != picked) continue;
+    if (p.protocol != picked.protocol) continue;
     // The flow links run at bandwidth x util: express a max_bandwidth ceiling as a fraction.
-    const double rate = dimension_rate(spec, ranks);
+    const double rate = dimension_rate(spec, picked.ranks);
     p.bandwidth_fraction = protocol_rate(rate, p) / rate;
     return p;
   }
@@ -443,8 +441,9 @@ int add_collective(FlowPlan& plan, const Topology& topo, CollectiveOp op, double
     r.groups = topo.slices(d);
     r.full_slices = true;
     r.op = phase_op;
-    r.algorithm = choose_algorithm(phase_op, phase_bytes, dims[d].ranks, *dims[d].spec, exec);
-    r.protocol = chosen_protocol(r.op, r.algorithm, phase_bytes, dims[d].ranks, *dims[d].spec);
+    const CollectivePhase picked = best_phase(phase_op, phase_bytes, dims[d].ranks, *dims[d].spec, exec);
+    r.algorithm = picked.algorithm;
+    r.protocol = chosen_protocol(picked, *dims[d].spec);
     r.bytes = phase_bytes;
     phases.push_back(std::move(r));
   };
@@ -515,9 +514,11 @@ int add_group_collective(FlowPlan& plan, const Topology& topo, std::size_t dimen
   r.full_slices = false;
   r.op = op;
   const int n = static_cast<int>(members.size());
-  r.algorithm = algorithm == CollectiveAlgorithm::auto_ ? choose_algorithm(op, bytes, n, *dim.spec, ExecutionBackendSpec{})
-                                                        : algorithm;
-  r.protocol = chosen_protocol(op, r.algorithm, bytes, n, *dim.spec);
+  const CollectivePhase picked = algorithm == CollectiveAlgorithm::auto_
+                                     ? best_phase(op, bytes, n, *dim.spec, ExecutionBackendSpec{})
+                                     : time_on_dimension(op, algorithm, bytes, n, *dim.spec);
+  r.algorithm = picked.algorithm;
+  r.protocol = chosen_protocol(picked, *dim.spec);
   r.bytes = bytes;
   return add_phases(plan, topo, {r}, 1, 1);
 }
