@@ -3,6 +3,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,9 +33,11 @@ inline CliRun run_rapidllm(const std::string& args) {
   namespace fs = std::filesystem;
   static int calls = 0;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string stem = (fs::temp_directory_path() / (std::string("rapidllm_cli_") + info->test_suite_name() +
-                                                         "_" + info->name() + "_" + std::to_string(++calls)))
-                               .string();
+  // Parameterized tests carry '/' in their names ("Cases/Golden"): not in a file name.
+  std::string name = std::string("rapidllm_cli_") + info->test_suite_name() + "_" + info->name() + "_" +
+                     std::to_string(++calls);
+  std::replace(name.begin(), name.end(), '/', '_');
+  const std::string stem = (fs::temp_directory_path() / name).string();
   const fs::path out = stem + ".out";
   const fs::path err = stem + ".err";
   const std::string cmd = std::string("cd ") + RAPIDLLM_SOURCE_DIR + " && " + RAPIDLLM_CLI_PATH + " " + args + " >" +
