@@ -35,12 +35,13 @@ ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
   const double fraction = ctx.sequence_parallel() ? overlap.tp_sp_overlap : overlap.tp_overlap;
   f.tp_s = d.layers * LlmContext::exposed(ctx.layer_tp_exchange_s(bytes), layer.forward_total(), fraction);
   const double logits_bytes = static_cast<double>(shape.micro_batch) * static_cast<double>(d.vocab) * shape.element_bytes;
-  const auto ar = [&](double b) { return ctx.collective_energy_j(CollectiveOp::all_reduce, b, Parallelism::tp); };
-  f.network_j = (d.layers * ctx.layer_tp_exchange_j(bytes) + ar(bytes) +
+  // Embedding partial sums (reduce-scattered into the sequence-parallel layout with SP) and
+  // the gathered logits of the vocabulary-parallel head.
+  const CollectiveOp sum = shape.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  f.network_j = (d.layers * ctx.layer_tp_exchange_j(bytes) + ctx.collective_energy_j(sum, bytes, Parallelism::tp) +
                  ctx.collective_energy_j(CollectiveOp::all_gather, logits_bytes, Parallelism::tp)) /
                 ctx.degrees().tp;
-  // Embedding partial sums and the gathered logits of the vocabulary-parallel head.
-  f.tp_s += ctx.collective_s(CollectiveOp::all_reduce, bytes, Parallelism::tp);
+  f.tp_s += ctx.collective_s(sum, bytes, Parallelism::tp);
   f.tp_s += ctx.collective_s(CollectiveOp::all_gather,
                              static_cast<double>(shape.micro_batch) * static_cast<double>(d.vocab) * shape.element_bytes,
                              Parallelism::tp);

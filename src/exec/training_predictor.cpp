@@ -79,6 +79,7 @@ PartCost layer_cost(LlmContext& ctx, const model::LocalShape& shape) {
   // Energy per group member: the collective's energy is for the whole TP group.
   const double tp_j = ctx.layer_tp_exchange_j(activation_bytes) / ctx.degrees().tp;
   p.network_j = 2.0 * tp_j;
+  double cp_gather_j = 0.0;  // the forward's CP all-gather, per rank
   if (ctx.degrees().cp > 1) {
     // Ring attention: each rank gathers the keys and values of the whole sequence in
     // forward; backward gathers them again and reduce-scatters their gradients.
@@ -93,15 +94,15 @@ PartCost layer_cost(LlmContext& ctx, const model::LocalShape& shape) {
     const double attention_bwd = p.compute.backward_s[static_cast<std::size_t>(model::OpClass::attention)];
     p.cp_forward_s = LlmContext::exposed(gather, attention_fwd, overlap);
     p.cp_backward_s = LlmContext::exposed(gather + scatter, attention_bwd, overlap);
-    p.network_j += (2.0 * ctx.collective_energy_j(CollectiveOp::all_gather, kv_bytes, Parallelism::cp) +
-                    ctx.collective_energy_j(CollectiveOp::reduce_scatter, kv_bytes, Parallelism::cp)) /
-                   ctx.degrees().cp;
+    cp_gather_j = ctx.collective_energy_j(CollectiveOp::all_gather, kv_bytes, Parallelism::cp) / ctx.degrees().cp;
+    p.network_j += 2.0 * cp_gather_j +
+                   ctx.collective_energy_j(CollectiveOp::reduce_scatter, kv_bytes, Parallelism::cp) / ctx.degrees().cp;
   }
   const ActivationRecompute recompute = ctx.hardware().sw.recompute;
   if (recompute == ActivationRecompute::full) {
     p.recompute_s = p.compute.forward_total() + p.tp_forward_s + p.cp_forward_s;
     p.recompute_energy = p.compute.forward_energy;
-    p.recompute_energy.network_j += tp_j;
+    p.recompute_energy.network_j += tp_j + cp_gather_j;
   } else if (recompute == ActivationRecompute::selective && !ctx.dims().flash_attention) {
     // Selective recompute: the attention core (fused kernels recompute it anyway).
     p.recompute_s = p.compute.attention_forward_s;
@@ -116,8 +117,15 @@ PartCost embedding_cost(LlmContext& ctx, const model::LocalShape& shape) {
   // Vocabulary-parallel embedding: partial rows are summed across TP (reduce-scattered
   // into the sequence-parallel layout with SP).
   const double bytes = static_cast<double>(shape.tokens()) * static_cast<double>(ctx.dims().hidden) * shape.element_bytes;
-  p.tp_forward_s = ctx.collective_s(ctx.sequence_parallel() ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
-                                    bytes, Parallelism::tp);
+  const CollectiveOp sum = ctx.sequence_parallel() ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  p.tp_forward_s = ctx.collective_s(sum, bytes, Parallelism::tp);
+  p.network_j = ctx.collective_energy_j(sum, bytes, Parallelism::tp);
+  if (ctx.sequence_parallel()) {
+    // The reduce-scatter's gradient is an all-gather of the sequence-sharded gradient.
+    p.tp_backward_s = ctx.collective_s(CollectiveOp::all_gather, bytes, Parallelism::tp);
+    p.network_j += ctx.collective_energy_j(CollectiveOp::all_gather, bytes, Parallelism::tp);
+  }
+  p.network_j /= ctx.degrees().tp;
   return p;
 }
 
@@ -129,12 +137,17 @@ PartCost head_cost(LlmContext& ctx, const model::LocalShape& shape) {
   if (ctx.sequence_parallel()) {
     p.tp_forward_s = ctx.collective_s(CollectiveOp::all_gather, bytes, Parallelism::tp);
     p.tp_backward_s = ctx.collective_s(CollectiveOp::reduce_scatter, bytes, Parallelism::tp);
+    p.network_j = ctx.collective_energy_j(CollectiveOp::all_gather, bytes, Parallelism::tp) +
+                  ctx.collective_energy_j(CollectiveOp::reduce_scatter, bytes, Parallelism::tp);
   } else {
     p.tp_backward_s = ctx.collective_s(CollectiveOp::all_reduce, bytes, Parallelism::tp);
+    p.network_j = ctx.collective_energy_j(CollectiveOp::all_reduce, bytes, Parallelism::tp);
   }
   // Vocabulary-parallel cross-entropy: all-reduces of the row max, the target logit and
   // the sum of exponentials (fp32, one value per token).
   p.tp_forward_s += 3.0 * ctx.collective_s(CollectiveOp::all_reduce, tokens * 4.0, Parallelism::tp);
+  p.network_j += 3.0 * ctx.collective_energy_j(CollectiveOp::all_reduce, tokens * 4.0, Parallelism::tp);
+  p.network_j /= ctx.degrees().tp;
   return p;
 }
 
