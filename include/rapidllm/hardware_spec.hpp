@@ -104,6 +104,9 @@ struct MemoryLevel {
 
 enum class Parallelism { tp, cp, ep, pp, dp };
 
+// The order micro-batches run through the pipeline stages (parallel/pipeline_schedule.hpp).
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved_1f1b, zero_bubble, dualpipe };
+
 struct ParallelismSpec {
   bool auto_search = false;  // "auto"
   int tp = 1;
@@ -117,7 +120,7 @@ struct ParallelismSpec {
   int replica_count = 1;
   int moe_dp = 1;
   // rapidllm extensions (DESIGN.md): pipeline schedule, virtual stages, micro-batch size.
-  std::string pp_schedule = "gpipe";
+  PipelineSchedule pp_schedule = PipelineSchedule::gpipe;
   int vpp = 1;
   std::optional<int> micro_batch_size;
 };
@@ -247,5 +250,10 @@ struct HardwareSpec {
 [[nodiscard]] std::string_view to_string(CollectiveAlgorithm a);
 [[nodiscard]] std::string_view to_string(NcclProtocol p);
 [[nodiscard]] std::string_view to_string(ExecutionMode m);
+[[nodiscard]] std::string_view to_string(PipelineSchedule s);
+
+// The names configs and the command line use ("1f1b", "all_reduce"); nullopt for any other.
+[[nodiscard]] std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name);
+[[nodiscard]] std::optional<CollectiveOp> parse_collective_op(std::string_view name);
 
 }  // namespace rapidllm

@@ -142,11 +142,13 @@ ParallelismSpec read_parallelism(const Cursor& p) {
   out.tp_ep = p.child("train").child("tp_ep").boolean();
   out.replica_count = p.child("inference").child("replica_count").small_integer();
   out.moe_dp = p.child("inference").child("moe_dp").small_integer();
-  out.pp_schedule = p.child("pp_schedule").choice();
+  // The registry's choice list holds exactly the schedule names (a unit test checks it).
+  out.pp_schedule = *parse_pipeline_schedule(p.child("pp_schedule").choice());
   out.vpp = p.child("vpp").small_integer();
   if (auto mbs = p.child("micro_batch_size").optional_integer()) out.micro_batch_size = static_cast<int>(*mbs);
-  if (out.vpp > 1 && out.pp_schedule != "interleaved_1f1b") {
-    p.child("vpp").fail(fmt::format("vpp = {} needs pp_schedule: interleaved_1f1b (it is '{}')", out.vpp, out.pp_schedule),
+  if (out.vpp > 1 && out.pp_schedule != PipelineSchedule::interleaved_1f1b) {
+    p.child("vpp").fail(fmt::format("vpp = {} needs pp_schedule: interleaved_1f1b (it is '{}')", out.vpp,
+                                    to_string(out.pp_schedule)),
                         "set parallelism.pp_schedule: interleaved_1f1b or vpp: 1");
   }
   return out;

@@ -1,5 +1,6 @@
 // Names of the spec enums as they are spelled in configs and reports, and small
 // accessors of the spec structs.
+#include <optional>
 #include <string_view>
 
 #include "rapidllm/hardware_spec.hpp"
@@ -75,6 +76,36 @@ std::string_view to_string(ExecutionMode m) {
     case ExecutionMode::full_astrasim_flattened: return "full_astrasim_flattened";
   }
   return "?";
+}
+
+std::string_view to_string(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::gpipe: return "gpipe";
+    case PipelineSchedule::one_f_one_b: return "1f1b";
+    case PipelineSchedule::interleaved_1f1b: return "interleaved_1f1b";
+    case PipelineSchedule::zero_bubble: return "zero_bubble";
+    case PipelineSchedule::dualpipe: return "dualpipe";
+  }
+  return "?";
+}
+
+namespace {
+// The enum value whose to_string is `name`, trying first..last in order.
+template <class Enum>
+std::optional<Enum> parse_enum(std::string_view name, Enum first, Enum last) {
+  for (int i = static_cast<int>(first); i <= static_cast<int>(last); ++i) {
+    if (to_string(static_cast<Enum>(i)) == name) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name) {
+  return parse_enum(name, PipelineSchedule::gpipe, PipelineSchedule::dualpipe);
+}
+
+std::optional<CollectiveOp> parse_collective_op(std::string_view name) {
+  return parse_enum(name, CollectiveOp::all_reduce, CollectiveOp::send_recv);
 }
 
 std::string_view to_string(ShardAxis axis) { return axis == ShardAxis::row ? "row" : "column"; }

@@ -44,7 +44,7 @@ LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const s
   require(dims_.ffn % tp == 0, fmt::format("intermediate_size = {} is not divisible by tp = {}", dims_.ffn, tp));
   require(spec.seq_len % degrees_.cp == 0,
           fmt::format("seq_len = {} is not divisible by cp = {}", spec.seq_len, degrees_.cp));
-  const int chunks = degrees_.pp * (hw.parallelism.pp_schedule == "interleaved_1f1b" ? hw.parallelism.vpp : 1);
+  const int chunks = degrees_.pp * (hw.parallelism.pp_schedule == PipelineSchedule::interleaved_1f1b ? hw.parallelism.vpp : 1);
   require(dims_.layers >= chunks,
           fmt::format("{} layers cannot fill pp x vpp = {} pipeline chunks", dims_.layers, chunks));
   if (spec.run_type == RunType::inference) {

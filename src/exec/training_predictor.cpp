@@ -240,7 +240,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const auto& deg = ctx.degrees();
   const auto& par = hw.parallelism;
   const parallel::Batching batching = parallel::training_batching(spec, par);
-  const bool interleaved = par.pp_schedule == "interleaved_1f1b";
+  const bool interleaved = par.pp_schedule == PipelineSchedule::interleaved_1f1b;
   const int vpp = interleaved ? par.vpp : 1;
 
   model::LocalShape shape;

@@ -76,7 +76,7 @@ json hardware_json(const HardwareSpec& hw) {
   json parallelism = {{"auto", par.auto_search}, {"tp", par.tp}, {"tp_sp", par.tp_sp}, {"cp", par.cp},
                       {"pp", par.pp}, {"mb", par.mb}, {"dp", par.dp}, {"ep", par.ep}, {"tp_ep", par.tp_ep},
                       {"replica_count", par.replica_count}, {"moe_dp", par.moe_dp},
-                      {"pp_schedule", par.pp_schedule}, {"vpp", par.vpp},
+                      {"pp_schedule", to_string(par.pp_schedule)}, {"vpp", par.vpp},
                       {"micro_batch_size", par.micro_batch_size ? json(*par.micro_batch_size) : json()}};
   json dims = json::array();
   for (const auto& d : hw.network.dimensions) {

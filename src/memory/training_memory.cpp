@@ -1,7 +1,6 @@
 #include "memory/training_memory.hpp"
 
 #include <algorithm>
-#include <string>
 
 namespace rapidllm::memory {
 
@@ -11,12 +10,16 @@ namespace {
 constexpr double kBytesPerCommunicator = 2.0 * 4.0 * 1024 * 1024 * 16;
 }  // namespace
 
-double in_flight_micro_batches(const std::string& schedule, int stage, int pp, int m, int vpp) {
+double in_flight_micro_batches(PipelineSchedule schedule, int stage, int pp, int m, int vpp) {
   const double ahead = pp - stage;
-  if (schedule == "gpipe") return m;
-  if (schedule == "dualpipe") return std::min<double>(m, pp + 1);
-  if (schedule == "interleaved_1f1b") return std::min<double>(m, ahead + static_cast<double>(pp - 1) / vpp);
-  return std::min<double>(m, ahead);  // 1f1b, zero_bubble (ZB-H1 keeps 1F1B's memory)
+  switch (schedule) {
+    case PipelineSchedule::gpipe: return m;
+    case PipelineSchedule::dualpipe: return std::min<double>(m, pp + 1);
+    case PipelineSchedule::interleaved_1f1b: return std::min<double>(m, ahead + static_cast<double>(pp - 1) / vpp);
+    case PipelineSchedule::one_f_one_b:  // ZB-H1 keeps 1F1B's memory
+    case PipelineSchedule::zero_bubble: break;
+  }
+  return std::min<double>(m, ahead);
 }
 
 MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage, int dp,

@@ -8,7 +8,7 @@
 
 namespace rapidllm::parallel {
 
-PipelineTime pipeline_time(const std::string& schedule, const std::vector<StageTime>& stages, int m, int v) {
+PipelineTime pipeline_time(PipelineSchedule schedule, const std::vector<StageTime>& stages, int m, int v) {
   std::size_t critical = 0;
   double sum = 0.0;
   for (std::size_t i = 0; i < stages.size(); ++i) {
@@ -21,23 +21,31 @@ PipelineTime pipeline_time(const std::string& schedule, const std::vector<StageT
   PipelineTime out;
   out.busy_s = m * c_max;
   const double others = sum - c_max;
-  if (schedule == "interleaved_1f1b") {
-    out.bubble_s = others / v;
-  } else if (schedule == "zero_bubble") {
+  switch (schedule) {
+    case PipelineSchedule::interleaved_1f1b:
+      out.bubble_s = others / v;
+      break;
+    case PipelineSchedule::zero_bubble: {
     double bubble = 0.0;
     for (std::size_t i = 0; i < stages.size(); ++i) {
       if (i != critical) bubble += stages[i].forward_s + stages[i].backward_s - 2.0 * stages[i].weight_grad_s;
     }
     out.bubble_s = std::max(0.0, bubble);
-  } else if (schedule == "dualpipe") {
+      break;
+    }
+    case PipelineSchedule::dualpipe: {
     const std::size_t p = stages.size();
     if (p % 2 != 0) {
       throw InfeasibleError(fmt::format("dualpipe needs an even number of pipeline stages (pp = {})", p));
     }
     const double half = static_cast<double>(p) / 2.0 - 1.0;
     out.bubble_s = std::max(0.0, half * (c_max + crit.backward_s - 3.0 * crit.weight_grad_s));
-  } else {  // gpipe, 1f1b: same bubble, different activation memory
-    out.bubble_s = others;
+      break;
+    }
+    case PipelineSchedule::gpipe:  // gpipe, 1f1b: same bubble, different activation memory
+    case PipelineSchedule::one_f_one_b:
+      out.bubble_s = others;
+      break;
   }
   out.total_s = out.busy_s + out.bubble_s;
   return out;

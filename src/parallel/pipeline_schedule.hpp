@@ -11,8 +11,9 @@
 // For equal stages these give the bubble fractions (p-1)/(m+p-1) and (p-1)/(v m + p - 1).
 #pragma once
 
-#include <string>
 #include <vector>
+
+#include "rapidllm/hardware_spec.hpp"
 
 namespace rapidllm::parallel {
 
@@ -29,7 +30,7 @@ struct PipelineTime {
 };
 
 // Throws InfeasibleError for a schedule the stage count cannot run (dualpipe: odd p).
-[[nodiscard]] PipelineTime pipeline_time(const std::string& schedule, const std::vector<StageTime>& stages,
+[[nodiscard]] PipelineTime pipeline_time(PipelineSchedule schedule, const std::vector<StageTime>& stages,
                                          int micro_batches, int virtual_stages);
 
 }  // namespace rapidllm::parallel

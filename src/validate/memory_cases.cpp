@@ -79,7 +79,7 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, exec::CostCache& cost
     p.micro_batch_size = static_cast<int>(r.number("micro_batch").value_or(1));
     const auto vpp = r.number("vpp");
     const bool interleaved = has(r.text("pipeline_schedule"), "interleav") || (vpp && *vpp > 1);
-    p.pp_schedule = interleaved ? "interleaved_1f1b" : "1f1b";
+    p.pp_schedule = interleaved ? PipelineSchedule::interleaved_1f1b : PipelineSchedule::one_f_one_b;
     p.vpp = interleaved ? static_cast<int>(vpp.value_or(2)) : 1;
     const std::string rc = r.text("recompute");
     hw->sw.recompute = has(rc, "full")        ? ActivationRecompute::full

@@ -87,7 +87,7 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   p.dp = static_cast<int>(*r.number("dp"));
   p.cp = static_cast<int>(r.number("cp").value_or(1));
   const int vpp = static_cast<int>(r.number("vpp").value_or(1));
-  p.pp_schedule = vpp > 1 ? "interleaved_1f1b" : "1f1b";
+  p.pp_schedule = vpp > 1 ? PipelineSchedule::interleaved_1f1b : PipelineSchedule::one_f_one_b;
   p.vpp = vpp > 1 ? vpp : 1;
   const std::string sp = lower(r.text("seq_parallel"));
   const bool megatron = has(r.text("framework"), "nemo") || has(r.text("framework"), "megatron");

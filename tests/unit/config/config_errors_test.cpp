@@ -64,7 +64,7 @@ TEST(ConfigErrors, TheBaseFileIsValid) {
   HardwareSpec hw = load_hardware(file.path());
   EXPECT_DOUBLE_EQ(hw.dram().bandwidth_bytes_per_s, 2039e9);
   EXPECT_DOUBLE_EQ(hw.sw.kernel_launch_overhead_s, 5e-6);
-  EXPECT_EQ(hw.parallelism.pp_schedule, "1f1b");  // declared default
+  EXPECT_EQ(hw.parallelism.pp_schedule, PipelineSchedule::one_f_one_b);  // declared default
 }
 
 TEST(ConfigErrors, UnknownKeySuggestsTheClosestOne) {

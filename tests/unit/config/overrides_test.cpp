@@ -36,7 +36,7 @@ TEST(Overrides, CanAddDeclaredKeysTheFileLacks) {
   LoadedInputs in = load_inputs(kA100, kGemm,
                                 {"parallelism.pp_schedule=interleaved_1f1b", "parallelism.vpp=2",
                                  "tech_param.core.dtype_flop_scale.fp32=0.5"});
-  EXPECT_EQ(in.hardware.parallelism.pp_schedule, "interleaved_1f1b");
+  EXPECT_EQ(in.hardware.parallelism.pp_schedule, PipelineSchedule::interleaved_1f1b);
   EXPECT_EQ(in.hardware.parallelism.vpp, 2);
   EXPECT_DOUBLE_EQ(in.hardware.core.dtype_flop_scale.at(DType::fp32), 0.5);
 }

@@ -25,6 +25,23 @@ TEST(SettingsRegistry, ChoiceDefaultsAreAmongTheChoices) {
   }
 }
 
+// The loader turns the validated choice into the enum with parse_pipeline_schedule: the two
+// lists must hold the same names.
+TEST(SettingsRegistry, PipelineScheduleChoicesAreExactlyTheEnumNames) {
+  for (const auto& s : all_settings()) {
+    if (s.path != "parallelism.pp_schedule") continue;
+    ASSERT_EQ(s.choices.size(), 5u);
+    for (auto c : s.choices) {
+      const auto parsed = parse_pipeline_schedule(c);
+      ASSERT_TRUE(parsed.has_value()) << c;
+      EXPECT_EQ(to_string(*parsed), c);
+    }
+  }
+  EXPECT_FALSE(parse_pipeline_schedule("looped").has_value());
+  EXPECT_FALSE(parse_collective_op("all_scatter").has_value());
+  EXPECT_EQ(parse_collective_op("send_recv"), CollectiveOp::send_recv);
+}
+
 TEST(SettingsRegistry, NumericDefaultsLieInTheirRange) {
   for (const auto& s : all_settings()) {
     if ((s.kind != ValueKind::integer && s.kind != ValueKind::real) || !s.default_value) continue;

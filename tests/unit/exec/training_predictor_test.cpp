@@ -54,9 +54,9 @@ TEST(TrainingPredictor, PipelineBubbleFollowsTheSchedule) {
   m.vocab_size = 256;  // a negligible embedding and head: four equal stages of 8 layers
   const TrainingPrediction one_f_one_b = predict_training(hw, m, "test");
   EXPECT_NEAR(one_f_one_b.pipeline_bubble_fraction, 3.0 / 11.0, 0.01);  // (p-1)/(m+p-1)
-  hw.parallelism.pp_schedule = "gpipe";
+  hw.parallelism.pp_schedule = PipelineSchedule::gpipe;
   EXPECT_DOUBLE_EQ(predict_training(hw, m, "test").step_time_s, one_f_one_b.step_time_s);
-  hw.parallelism.pp_schedule = "interleaved_1f1b";
+  hw.parallelism.pp_schedule = PipelineSchedule::interleaved_1f1b;
   hw.parallelism.vpp = 2;
   const TrainingPrediction interleaved = predict_training(hw, m, "test");
   EXPECT_LT(interleaved.pipeline_bubble_fraction, one_f_one_b.pipeline_bubble_fraction);

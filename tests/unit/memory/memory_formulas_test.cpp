@@ -103,12 +103,12 @@ TEST(MemoryFormulas, KvCacheOfLlama3_70B) {
 }
 
 TEST(MemoryFormulas, SchedulesHoldTheirMicroBatches) {
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches("gpipe", 0, 4, 16, 1), 16.0);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches("1f1b", 0, 4, 16, 1), 4.0);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches("1f1b", 3, 4, 16, 1), 1.0);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches("1f1b", 0, 8, 2, 1), 2.0);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches("interleaved_1f1b", 0, 4, 16, 2), 4.0 + 1.5);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches("dualpipe", 0, 4, 16, 1), 5.0);
+  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::gpipe, 0, 4, 16, 1), 16.0);
+  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::one_f_one_b, 0, 4, 16, 1), 4.0);
+  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::one_f_one_b, 3, 4, 16, 1), 1.0);
+  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::one_f_one_b, 0, 8, 2, 1), 2.0);
+  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::interleaved_1f1b, 0, 4, 16, 2), 4.0 + 1.5);
+  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::dualpipe, 0, 4, 16, 1), 5.0);
 }
 
 }  // namespace
