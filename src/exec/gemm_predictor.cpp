@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include "compute/gemm_tile_model.hpp"
-#include "network/analytical_collectives.hpp"
+#include "exec/executor.hpp"
+#include "network/network_api.hpp"
 #include "parallel/gemm_sharding.hpp"
+#include "parallel/placement.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::exec {
@@ -15,25 +17,6 @@ namespace rapidllm::exec {
 namespace {
 
 constexpr double kBitsPerByte = 8.0;
-
-const NetworkDimension* tp_dimension(const HardwareSpec& hw, int tp) {
-  if (tp == 1) return nullptr;
-  const NetworkDimension* dim = hw.network.dimension_for(Parallelism::tp);
-  if (dim == nullptr) {
-    throw InfeasibleError(fmt::format(
-        "parallelism.tp = {} but no network dimension lists tp in its parallelisms; add tp to one of "
-        "network.dimensions[].parallelisms",
-        tp));
-  }
-  if (!dim->size.empty()) {
-    const int capacity = std::accumulate(dim->size.begin(), dim->size.end(), 1, std::multiplies<>());
-    if (tp > capacity) {
-      throw InfeasibleError(fmt::format("parallelism.tp = {} exceeds the {} ranks of network dimension '{}'", tp,
-                                        capacity, dim->id));
-    }
-  }
-  return dim;
-}
 
 // Per-GPU bytes live during one pass: its two operands and its result.
 double pass_footprint_bytes(const GemmShape& s, double element_bytes) {
@@ -49,14 +32,17 @@ GemmPrediction predict_gemm(const HardwareSpec& hw, const GemmModelSpec& gemm, D
   out.dtype = dtype;
   out.tp = hw.parallelism.tp;
   out.tp_sp = hw.parallelism.tp_sp && out.tp > 1;
-  const NetworkDimension* dim = tp_dimension(hw, out.tp);
-  if (dim != nullptr) out.network_dimension = dim->id;
+  parallel::Degrees degrees;
+  degrees.tp = out.tp;
+  const parallel::Placement placement(hw.network, degrees);
+  const std::vector<GroupSpan>& group = placement.group(Parallelism::tp);
+  if (!group.empty()) out.network_dimension = group.front().dimension->id;
+  const auto network = network::analytical_network(hw.execution);
   const double overlap = out.tp_sp ? hw.network.overlap.tp_sp_overlap : hw.network.overlap.tp_overlap;
   const double element_bytes = dtype_bytes(dtype);
 
   compute::GemmTileModel model(hw, dtype);
   out.peak_flops_per_s_per_gpu = hw.core.peak_flops_per_s(dtype).value_or(0.0);
-  double network_bytes = 0.0;
   for (const auto& sharded : parallel::shard_gemm(gemm, out.tp, out.tp_sp, element_bytes)) {
     GemmPassResult pass;
     pass.name = sharded.name;
@@ -65,15 +51,12 @@ GemmPrediction predict_gemm(const HardwareSpec& hw, const GemmModelSpec& gemm, D
       GemmCollectiveResult r;
       r.tensor = c.tensor;
       r.before_gemm = c.before_gemm;
-      r.estimate = network::estimate_collective(c.op, c.bytes, {GroupSpan{dim, out.tp}}, hw.execution);
+      r.estimate = network->collective(c.op, c.bytes, group);
       pass.communication_time_s += r.estimate.time_s;
-      // Bytes each rank injects: the nccl-tests bus factor times the buffer.
-      network_bytes += bus_bandwidth_factor(c.op, out.tp) * c.bytes * out.tp;
+      out.energy.network_j += network::collective_energy_j(r.estimate, group);
       pass.collectives.push_back(std::move(r));
     }
-    // The overlap fraction hides that share of whichever is shorter, compute or communication.
-    const double hidden = overlap * std::min(pass.communication_time_s, pass.compute.time_s);
-    pass.exposed_communication_time_s = pass.communication_time_s - hidden;
+    pass.exposed_communication_time_s = exposed_comm_s(pass.communication_time_s, pass.compute.time_s, overlap);
     for (auto& r : pass.collectives) {
       r.exposed_time_s = pass.communication_time_s > 0
                              ? r.estimate.time_s * pass.exposed_communication_time_s / pass.communication_time_s
@@ -93,7 +76,6 @@ GemmPrediction predict_gemm(const HardwareSpec& hw, const GemmModelSpec& gemm, D
     }
     out.passes.push_back(std::move(pass));
   }
-  if (dim != nullptr) out.energy.network_j = network_bytes * kBitsPerByte * dim->energy_per_bit_j;
   out.energy.total_j = out.energy.compute_j + out.energy.network_j;
   for (const auto& [name, j] : out.energy.memory_j) out.energy.total_j += j;
 

@@ -10,42 +10,35 @@ namespace rapidllm::exec {
 
 namespace {
 
-// Forward pass of one stage holding `layers` layers (+ embedding / head), by category.
+// The whole model's forward for one step (prefill or one decode step), all stages in
+// sequence: one batch flows through the pipeline.
 struct ForwardCost {
   OpListCost compute;
-  double tp_s = 0.0;
+  double tp_s = 0.0;       // exposed TP communication
   double network_j = 0.0;  // TP collectives, per rank
 };
 
-// The whole model's forward for one step (prefill or one decode step), all stages in
-// sequence: one batch flows through the pipeline.
 ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
   const auto& d = ctx.dims();
+  const parallel::PartSettings settings = ctx.part_settings();
+  Executor& executor = ctx.executor();
+  const GraphCost layer = executor.run(parallel::layer_graph(d, shape, settings));
+  const GraphCost embedding = executor.run(parallel::embedding_graph(d, shape, settings));
+  const GraphCost head = executor.run(parallel::head_graph(d, shape, settings));
   ForwardCost f;
-  const OpListCost layer = cost_ops(ctx.coster(), model::transformer_layer_ops(d, shape));
-  f.compute = layer.scaled(d.layers);
-  f.compute += cost_ops(ctx.coster(), model::embedding_ops(d, shape));
-  // The LM head runs on the last position of each sequence only.
-  model::LocalShape last = shape;
-  last.decode = true;
-  last.sequence_parallel = false;
-  f.compute += cost_ops(ctx.coster(), model::head_ops(d, last, false));
-  const double bytes = static_cast<double>(shape.tokens()) * static_cast<double>(d.hidden) * shape.element_bytes;
-  const auto& overlap = ctx.hardware().network.overlap;
-  const double fraction = ctx.sequence_parallel() ? overlap.tp_sp_overlap : overlap.tp_overlap;
-  f.tp_s = d.layers * LlmContext::exposed(ctx.layer_tp_exchange_s(bytes), layer.forward_total(), fraction);
-  const double logits_bytes = static_cast<double>(shape.micro_batch) * static_cast<double>(d.vocab) * shape.element_bytes;
-  // Embedding partial sums (reduce-scattered into the sequence-parallel layout with SP) and
-  // the gathered logits of the vocabulary-parallel head.
-  const CollectiveOp sum = shape.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-  f.network_j = (d.layers * ctx.layer_tp_exchange_j(bytes) + ctx.collective_energy_j(sum, bytes, Parallelism::tp) +
-                 ctx.collective_energy_j(CollectiveOp::all_gather, logits_bytes, Parallelism::tp)) /
-                ctx.degrees().tp;
-  f.tp_s += ctx.collective_s(sum, bytes, Parallelism::tp);
-  f.tp_s += ctx.collective_s(CollectiveOp::all_gather,
-                             static_cast<double>(shape.micro_batch) * static_cast<double>(d.vocab) * shape.element_bytes,
-                             Parallelism::tp);
+  f.compute = layer.compute.scaled(d.layers);
+  f.compute += embedding.compute;
+  f.compute += head.compute;
+  const auto tp = [](const GraphCost& g) { return g.forward_comm_s[static_cast<std::size_t>(model::CommPurpose::tp)]; };
+  f.tp_s = d.layers * tp(layer) + tp(embedding) + tp(head);
+  f.network_j = d.layers * layer.network_j + embedding.network_j + head.network_j;
   return f;
+}
+
+// Activations to the next pipeline stage.
+model::CommOp stage_send(double bytes) {
+  return model::CommOp{CollectiveOp::send_recv, Parallelism::pp, bytes, model::CommPurpose::pp,
+                       model::HiddenUnder::nothing, 0.0};
 }
 
 void add_breakdown(Breakdown& b, const ForwardCost& f, double p2p_s, double scale) {
@@ -71,24 +64,17 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   out.decode_len = spec.decode_len;
   out.prompt_len = spec.seq_len - spec.decode_len;
 
-  model::LocalShape shape;
-  shape.micro_batch = spec.global_batch_size;
-  shape.seq = out.prompt_len;
-  shape.tp = deg.tp;
-  shape.sequence_parallel = ctx.sequence_parallel();
-  shape.element_bytes = ctx.element_bytes();
-  shape.kv_element_bytes = hw.sw.precision.kv_cache.bytes;
+  model::LocalShape shape = ctx.local_shape(spec.global_batch_size, out.prompt_len);
+  shape.fp8_linears = false;  // FP8 casts are modelled for training recipes (Transformer Engine) only
   const double hidden_bytes = static_cast<double>(ctx.dims().hidden) * shape.element_bytes;
 
   // Prefill: the prompt through every stage; activations cross pp - 1 boundaries.
   const ForwardCost prefill = forward_cost(ctx, shape);
-  const double prefill_p2p =
-      (deg.pp - 1) * ctx.send_recv_s(static_cast<double>(shape.norm_tokens()) * hidden_bytes, Parallelism::pp);
+  const CommCosts::Cost prefill_send = ctx.executor().comm(stage_send(static_cast<double>(shape.norm_tokens()) * hidden_bytes));
+  const double prefill_p2p = (deg.pp - 1) * prefill_send.time_s;
   // Energy of one replica: each of its tp ranks does 1/tp of every layer's work.
   energy::Energy replica = prefill.compute.forward_energy;
-  replica.network_j += prefill.network_j + (deg.pp - 1) * ctx.send_recv_energy_j(
-                                                              static_cast<double>(shape.norm_tokens()) * hidden_bytes,
-                                                              Parallelism::pp) / deg.tp;
+  replica.network_j += prefill.network_j + (deg.pp - 1) * prefill_send.energy_j / deg.tp;
   out.prefill_time_s = prefill.compute.forward_total() + prefill.tp_s + prefill_p2p;
   add_breakdown(out.prefill_breakdown, prefill, prefill_p2p, 1.0);
 
@@ -101,8 +87,8 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     step.kv_len = out.prompt_len;
     const ForwardCost first = forward_cost(ctx, step);
     const auto attention_index = static_cast<std::size_t>(model::OpClass::attention);
-    const double decode_p2p = (deg.pp - 1) * ctx.send_recv_s(static_cast<double>(step.tokens()) * hidden_bytes,
-                                                             Parallelism::pp);
+    const double decode_p2p =
+        (deg.pp - 1) * ctx.executor().comm(stage_send(static_cast<double>(step.tokens()) * hidden_bytes)).time_s;
     const double fixed_s = first.compute.forward_total() - first.compute.forward_s[attention_index] + first.tp_s +
                            decode_p2p;
     model::Op attention;

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "network/analytical_collectives.hpp"
+#include "model/tp_share.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::exec {
@@ -28,20 +28,23 @@ void require(bool ok, const std::string& what) {
 
 }  // namespace
 
-LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source, CostCache& costs)
+LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source, CostCache& costs,
+                       ExecutorKind executor, std::unique_ptr<network::NetworkApi> network)
     : hw_(hw),
       spec_(spec),
       dims_(model::llm_dims(spec, source)),
       degrees_(degrees_of(hw.parallelism, spec.run_type)),
       sequence_parallel_(hw.parallelism.tp_sp && hw.parallelism.tp > 1),
-      dtype_(hw.sw.precision.tensor_format.dtype),
       placement_(hw.network, degrees_),
-      coster_(costs.coster(hw, dtype_, hw.sw.precision.matmul.dtype)) {
-  const int tp = degrees_.tp;
-  require(dims_.heads % tp == 0, fmt::format("num_heads = {} is not divisible by tp = {}", dims_.heads, tp));
-  require(dims_.kv_heads % tp == 0 || tp % dims_.kv_heads == 0,
-          fmt::format("kv_heads = {} and tp = {}: one must divide the other", dims_.kv_heads, tp));
-  require(dims_.ffn % tp == 0, fmt::format("intermediate_size = {} is not divisible by tp = {}", dims_.ffn, tp));
+      coster_(costs.coster(hw, hw.sw.precision.tensor_format.dtype, hw.sw.precision.matmul.dtype)),
+      network_(network != nullptr ? std::move(network) : network::analytical_network(hw.execution)),
+      comms_(placement_, *network_) {
+  if (executor == ExecutorKind::event) {
+    executor_ = std::make_unique<EventExecutor>(coster_, comms_);
+  } else {
+    executor_ = std::make_unique<AnalyticalExecutor>(coster_, comms_);
+  }
+  (void)model::tp_share(dims_, degrees_.tp);
   require(spec.seq_len % degrees_.cp == 0,
           fmt::format("seq_len = {} is not divisible by cp = {}", spec.seq_len, degrees_.cp));
   const int chunks = degrees_.pp * (hw.parallelism.pp_schedule == PipelineSchedule::interleaved_1f1b ? hw.parallelism.vpp : 1);
@@ -52,59 +55,37 @@ LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const s
   }
 }
 
-double LlmContext::collective_s(CollectiveOp op, double bytes, Parallelism p) const {
-  const auto& group = placement_.group(p);
-  if (group.empty() || bytes <= 0) return 0.0;
-  return network::estimate_collective(op, bytes, group, hw_.execution).time_s;
+model::LocalShape LlmContext::local_shape(std::int64_t micro_batch, std::int64_t seq) const {
+  model::LocalShape s;
+  s.micro_batch = micro_batch;
+  s.seq = seq;
+  s.tp = degrees_.tp;
+  s.cp = degrees_.cp;
+  s.sequence_parallel = sequence_parallel_;
+  s.element_bytes = element_bytes();
+  s.kv_element_bytes = hw_.sw.precision.kv_cache.bytes;
+  s.fp8_linears = hw_.sw.precision.matmul.bytes < hw_.sw.precision.tensor_format.bytes;
+  return s;
 }
 
-double LlmContext::collective_energy_j(CollectiveOp op, double bytes, Parallelism p) const {
-  const auto& spans = placement_.group(p);
-  if (spans.empty() || bytes <= 0) return 0.0;
-  double group = 1.0;
-  for (const auto& span : spans) group *= span.ranks;
-  // Every rank takes part in each phase, sending the phase's bus-factor share of the
-  // buffer that phase works on over that phase's dimension.
-  double joules = 0.0;
-  for (const auto& phase : network::estimate_collective(op, bytes, spans, hw_.execution).phases) {
-    for (const auto& d : hw_.network.dimensions) {
-      if (d.id == phase.dimension_id) {
-        joules += group * bus_bandwidth_factor(phase.op, phase.ranks) * phase.bytes * 8.0 * d.energy_per_bit_j;
-      }
-    }
+parallel::PartSettings LlmContext::part_settings() const {
+  parallel::PartSettings p;
+  p.training = spec_.run_type == RunType::training;
+  const auto& o = hw_.network.overlap;
+  p.tp_overlap = sequence_parallel_ ? o.tp_sp_overlap : o.tp_overlap;
+  p.cp_overlap = o.cp_overlap;
+  p.cp = degrees_.cp;
+  const ActivationRecompute r = hw_.sw.recompute;
+  // Fused attention kernels recompute their core anyway: selective recompute adds nothing.
+  p.recompute = r == ActivationRecompute::full                                      ? model::Recompute::full
+                : r == ActivationRecompute::selective && !dims_.flash_attention ? model::Recompute::attention_core
+                                                                                  : model::Recompute::none;
+  if (p.training && degrees_.dp > 1 && hw_.sw.dp_zero_stage == 3) {
+    const double layer_params = model::layer_parameter_count(dims_) / degrees_.tp;
+    p.zero3_parameter_bytes = layer_params * hw_.sw.precision.parameters.bytes;
+    p.zero3_gradient_bytes = layer_params * hw_.sw.precision.grad_communication.bytes;
   }
-  return joules;
-}
-
-double LlmContext::layer_tp_exchange_s(double bytes) const {
-  if (sequence_parallel_) {
-    return 2.0 * (collective_s(CollectiveOp::all_gather, bytes, Parallelism::tp) +
-                  collective_s(CollectiveOp::reduce_scatter, bytes, Parallelism::tp));
-  }
-  return 2.0 * collective_s(CollectiveOp::all_reduce, bytes, Parallelism::tp);
-}
-
-double LlmContext::layer_tp_exchange_j(double bytes) const {
-  if (sequence_parallel_) {
-    return 2.0 * (collective_energy_j(CollectiveOp::all_gather, bytes, Parallelism::tp) +
-                  collective_energy_j(CollectiveOp::reduce_scatter, bytes, Parallelism::tp));
-  }
-  return 2.0 * collective_energy_j(CollectiveOp::all_reduce, bytes, Parallelism::tp);
-}
-
-double LlmContext::send_recv_energy_j(double bytes, Parallelism p) const {
-  const NetworkDimension* d = placement_.neighbour_dimension(p);
-  return d == nullptr ? 0.0 : bytes * 8.0 * d->energy_per_bit_j;
-}
-
-double LlmContext::send_recv_s(double bytes, Parallelism p) const {
-  const NetworkDimension* d = placement_.neighbour_dimension(p);
-  if (d == nullptr || bytes <= 0) return 0.0;
-  return network::point_to_point_s(*d, bytes);
-}
-
-double LlmContext::exposed(double comm_s, double compute_s, double fraction) {
-  return comm_s - fraction * std::min(comm_s, compute_s);
+  return p;
 }
 
 std::vector<int> layers_per_stage(int layers, int pp, int vpp) {

@@ -1,47 +1,45 @@
 // What both LLM predictors share: the validated scenario (architecture, degrees, rank
-// placement), the op coster, and communication timing over the placed groups.
+// placement), the op coster, the network its communicators run on, and the executor that
+// runs the op graphs parallel/ builds.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "compute/op_coster.hpp"
 #include "exec/cost_cache.hpp"
+#include "exec/executor.hpp"
 #include "model/llm_dims.hpp"
+#include "parallel/layer_graph.hpp"
 #include "parallel/placement.hpp"
 #include "rapidllm/hardware_spec.hpp"
 #include "rapidllm/model_spec.hpp"
 
 namespace rapidllm::exec {
 
+enum class ExecutorKind { analytical, event };
+
 class LlmContext {
  public:
-  // Validates that the degrees divide the model (InfeasibleError otherwise).
+  // Validates that the degrees divide the model (InfeasibleError otherwise). Communication
+  // runs on the analytical network unless `network` is given.
   LlmContext(const HardwareSpec& hardware, const LlmModelSpec& model, const std::string& model_source,
-             CostCache& costs);
+             CostCache& costs, ExecutorKind executor = ExecutorKind::analytical,
+             std::unique_ptr<network::NetworkApi> network = nullptr);
 
   [[nodiscard]] const HardwareSpec& hardware() const { return hw_; }
   [[nodiscard]] const LlmModelSpec& spec() const { return spec_; }
   [[nodiscard]] const model::LlmDims& dims() const { return dims_; }
   [[nodiscard]] const parallel::Degrees& degrees() const { return degrees_; }
   [[nodiscard]] bool sequence_parallel() const { return sequence_parallel_; }
-  [[nodiscard]] DType dtype() const { return dtype_; }
   [[nodiscard]] DType matmul_dtype() const { return hw_.sw.precision.matmul.dtype; }
   [[nodiscard]] double element_bytes() const { return hw_.sw.precision.tensor_format.bytes; }
   [[nodiscard]] compute::OpCoster& coster() { return coster_; }
+  [[nodiscard]] Executor& executor() { return *executor_; }
 
-  // One collective of `bytes` (nccl-tests size) over the groups of `p`; 0 for degree 1.
-  [[nodiscard]] double collective_s(CollectiveOp op, double bytes, Parallelism p) const;
-  // Network energy of that collective, summed over the group (each rank sends its share).
-  [[nodiscard]] double collective_energy_j(CollectiveOp op, double bytes, Parallelism p) const;
-  // A layer's TP exchanges in one direction: two all-reduces of the activations, or with
-  // sequence parallelism an all-gather before and a reduce-scatter after each block.
-  [[nodiscard]] double layer_tp_exchange_s(double activation_bytes) const;
-  [[nodiscard]] double layer_tp_exchange_j(double activation_bytes) const;  // whole TP group
-  // One message of `bytes` between neighbouring ranks of `p` (pipeline stages).
-  [[nodiscard]] double send_recv_s(double bytes, Parallelism p) const;
-  [[nodiscard]] double send_recv_energy_j(double bytes, Parallelism p) const;
-  // Compute-communication overlap: `fraction` of the shorter of the two is hidden.
-  [[nodiscard]] static double exposed(double comm_s, double compute_s, double fraction);
+  // One micro-batch's per-rank extents and the graph-building settings of this scenario.
+  [[nodiscard]] model::LocalShape local_shape(std::int64_t micro_batch, std::int64_t seq) const;
+  [[nodiscard]] parallel::PartSettings part_settings() const;
 
  private:
   const HardwareSpec& hw_;
@@ -49,9 +47,11 @@ class LlmContext {
   model::LlmDims dims_;
   parallel::Degrees degrees_;
   bool sequence_parallel_ = false;
-  DType dtype_ = DType::bf16;
   parallel::Placement placement_;
   compute::OpCoster& coster_;
+  std::unique_ptr<network::NetworkApi> network_;
+  CommCosts comms_;
+  std::unique_ptr<Executor> executor_;
 };
 
 // The layers on each pipeline rank: L layers in pp x vpp chunks as even as possible,

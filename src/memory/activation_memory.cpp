@@ -1,5 +1,7 @@
 #include "memory/activation_memory.hpp"
 
+#include "model/tp_share.hpp"
+
 namespace rapidllm::memory {
 
 double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& s, const ActivationOptions& o) {
@@ -11,7 +13,7 @@ double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& 
   const double h = static_cast<double>(d.hidden);
   if (o.recompute == Recompute::full) return stream * h * e;  // the layer input only
 
-  const double kv_heads = d.kv_heads >= s.tp ? static_cast<double>(d.kv_heads) / t : 1.0;
+  const auto kv_heads = static_cast<double>(model::local_kv_heads(d.kv_heads, s.tp));
   const double q = static_cast<double>(d.q_width()) / t;
   const double kv = kv_heads * static_cast<double>(d.head_dim);
   const double f = static_cast<double>(d.ffn) / t;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/tp_share.hpp"
+
 namespace rapidllm::memory {
 
 double kv_cache_bytes(const model::LlmDims& d, int layers, int tp, std::int64_t batch, std::int64_t context,
                       double element_bytes) {
-  const double kv_heads = d.kv_heads >= tp ? static_cast<double>(d.kv_heads) / tp : 1.0;
+  const auto kv_heads = static_cast<double>(model::local_kv_heads(d.kv_heads, tp));
   return 2.0 * layers * kv_heads * static_cast<double>(d.head_dim) * static_cast<double>(batch) *
          static_cast<double>(context) * element_bytes;
 }

@@ -1,5 +1,7 @@
 #include "model/layer_ops.hpp"
 
+#include "model/tp_share.hpp"
+
 namespace rapidllm::model {
 
 std::string_view compute_category(OpClass c) {
@@ -27,11 +29,12 @@ std::int64_t LocalShape::norm_tokens() const { return sequence_parallel ? tokens
 
 namespace {
 
-Op gemm(std::string_view name, OpClass cls, std::int64_t m, std::int64_t n, std::int64_t k) {
+Op gemm(std::string_view name, OpClass cls, TpRole role, std::int64_t m, std::int64_t n, std::int64_t k) {
   Op op;
   op.name = name;
   op.cls = cls;
   op.kind = OpKind::gemm;
+  op.tp_role = role;
   op.gemm = GemmShape{m, n, k, 1};
   return op;
 }
@@ -73,17 +76,18 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
   const double nt = as_double(s.norm_tokens());
   const double h = as_double(d.hidden);
   const double eb = s.element_bytes;
-  const std::int64_t heads = d.heads / s.tp;
-  const std::int64_t kv_heads = d.kv_heads >= s.tp ? d.kv_heads / s.tp : 1;  // MQA/GQA replicate KV heads
+  const TpShare share = tp_share(d, s.tp);
+  const std::int64_t heads = share.heads;
+  const std::int64_t kv_heads = share.kv_heads;
   const std::int64_t q_cols = heads * d.head_dim;
   const std::int64_t kv_cols = kv_heads * d.head_dim;
-  const std::int64_t ffn = d.ffn / s.tp;
+  const std::int64_t ffn = share.ffn;
 
   std::vector<Op> ops;
   ops.reserve(14);
   // Pre-attention norm: read x, write normed x; backward reads x, dy and writes dx.
   ops.push_back(memory("attention_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, eb));
-  ops.push_back(gemm("qkv_projection", OpClass::qkv_projection, t, q_cols + 2 * kv_cols, d.hidden));
+  ops.push_back(gemm("qkv_projection", OpClass::qkv_projection, TpRole::column, t, q_cols + 2 * kv_cols, d.hidden));
   if (s.fp8_linears) ops.push_back(fp8_casts("qkv_fp8_casts", t, d.hidden, q_cols + 2 * kv_cols, true));
   if (d.rope) {
     const double qk = as_double(t) * as_double(q_cols + kv_cols);
@@ -99,7 +103,7 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
                                        d.head_dim, !s.decode, d.flash_attention || s.decode, d.attention_tile,
                                        s.element_bytes, s.kv_element_bytes};
   ops.push_back(attention);
-  ops.push_back(gemm("output_projection", OpClass::output_projection, t, d.hidden, q_cols));
+  ops.push_back(gemm("output_projection", OpClass::output_projection, TpRole::row, t, d.hidden, q_cols));
   if (s.fp8_linears) ops.push_back(fp8_casts("output_projection_fp8_casts", t, q_cols, d.hidden, false));
   // Residual add (read two, write one) and the pre-MLP norm; backward adds the residual
   // gradient to the branch gradient.
@@ -107,16 +111,16 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
   ops.push_back(memory("mlp_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, eb));
   const double act = as_double(t) * as_double(ffn);
   if (d.mlp == MlpKind::swiglu) {
-    ops.push_back(gemm("mlp_gate_up", OpClass::mlp, t, 2 * ffn, d.hidden));
+    ops.push_back(gemm("mlp_gate_up", OpClass::mlp, TpRole::column, t, 2 * ffn, d.hidden));
     if (s.fp8_linears) ops.push_back(fp8_casts("mlp_gate_up_fp8_casts", t, d.hidden, 2 * ffn, true));
     // silu(gate) * up: read 2, write 1; backward reads gate, up, dy and writes dgate, dup.
     ops.push_back(memory("swiglu", OpClass::elementwise, 3 * act, 5 * act, eb));
   } else {
-    ops.push_back(gemm("mlp_up", OpClass::mlp, t, ffn, d.hidden));
+    ops.push_back(gemm("mlp_up", OpClass::mlp, TpRole::column, t, ffn, d.hidden));
     if (s.fp8_linears) ops.push_back(fp8_casts("mlp_up_fp8_casts", t, d.hidden, ffn, true));
     ops.push_back(memory("gelu", OpClass::elementwise, 2 * act, 3 * act, eb));
   }
-  ops.push_back(gemm("mlp_down", OpClass::mlp, t, d.hidden, ffn));
+  ops.push_back(gemm("mlp_down", OpClass::mlp, TpRole::row, t, d.hidden, ffn));
   if (s.fp8_linears) ops.push_back(fp8_casts("mlp_down_fp8_casts", t, ffn, d.hidden, false));
   ops.push_back(memory("mlp_residual", OpClass::elementwise, 3 * nt * h, 2 * nt * h, eb));
   return ops;
@@ -127,17 +131,19 @@ std::vector<Op> embedding_ops(const LlmDims& d, const LocalShape& s) {
   const double h = as_double(d.hidden);
   // Gather rows (write the activations); backward scatter-adds the gradient rows into the
   // vocabulary-parallel embedding gradient.
-  return {memory("embedding", OpClass::embedding, nt * h, 2 * nt * h, s.element_bytes)};
+  Op lookup = memory("embedding", OpClass::embedding, nt * h, 2 * nt * h, s.element_bytes);
+  lookup.tp_role = TpRole::row;
+  return {lookup};
 }
 
 std::vector<Op> head_ops(const LlmDims& d, const LocalShape& s, bool with_loss) {
   const double nt = as_double(s.norm_tokens());
   const double h = as_double(d.hidden);
   const std::int64_t t = s.tokens();
-  const std::int64_t vocab = d.vocab / s.tp;
+  const std::int64_t vocab = tp_share(d, s.tp).vocab;
   std::vector<Op> ops;
   ops.push_back(memory("final_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, s.element_bytes));
-  ops.push_back(gemm("lm_head", OpClass::lm_head, t, vocab, d.hidden));
+  ops.push_back(gemm("lm_head", OpClass::lm_head, TpRole::column, t, vocab, d.hidden));
   if (with_loss) {
     // Vocabulary-parallel cross-entropy: read the logits for max, sum-exp and the target
     // logit (fused), backward writes softmax - onehot over the logits.

@@ -15,6 +15,11 @@ namespace rapidllm::model {
 
 enum class OpClass { qkv_projection, attention, output_projection, mlp, elementwise, embedding, lm_head, loss };
 enum class OpKind { gemm, attention, memory };
+// How tensor parallelism splits an op (Megatron-LM): a column-parallel linear splits its
+// output features (its input arrives whole, or sequence-sharded under SP), a row-parallel
+// one its input features (each rank holds a partial sum of the output). The vocabulary-
+// parallel embedding is row-like: partial rows summed across the group.
+enum class TpRole { none, column, row };
 
 [[nodiscard]] std::string_view to_string(OpClass c);
 // The class's breakdown category: "compute." + to_string(c).
@@ -38,6 +43,7 @@ struct Op {
   std::string_view name;
   OpClass cls = OpClass::elementwise;
   OpKind kind = OpKind::memory;
+  TpRole tp_role = TpRole::none;
   GemmShape gemm;              // kind gemm: the forward GEMM (backward: dgrad + wgrad)
   AttentionShape attention;    // kind attention
   double forward_bytes = 0.0;  // kind memory: HBM bytes read + written

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include <fmt/ranges.h>
 
 #include <fmt/format.h>
 
@@ -13,7 +16,85 @@ namespace {
 constexpr std::array<Parallelism, 5> kAll{Parallelism::tp, Parallelism::cp, Parallelism::ep, Parallelism::dp,
                                           Parallelism::pp};
 std::size_t index_of(Parallelism p) { return static_cast<std::size_t>(p); }
+
+// The dimension in which ranks `stride` apart are neighbours: the outermost one whose
+// inner dimensions together hold at most `stride` ranks.
+const NetworkDimension* neighbour_of(const NetworkSpec& network, const std::vector<long long>& capacity,
+                                     long long stride) {
+  const NetworkDimension* out = nullptr;
+  long long prefix = 1;
+  for (std::size_t j = 0; j < network.dimensions.size(); ++j) {
+    if (prefix <= stride) out = &network.dimensions[j];
+    prefix *= capacity[j];
+  }
+  return out;
+}
 }  // namespace
+
+std::vector<GroupSpan> group_spans(const NetworkSpec& network, const std::vector<long long>& capacity,
+                                   long long stride, long long n, std::string_view what) {
+  std::vector<GroupSpan> spans;
+  long long prefix = 1;
+  long long covered = 1;
+  for (std::size_t j = 0; j < network.dimensions.size(); ++j) {
+    const long long c = capacity[j];
+    // In dimension j the group's coordinates run from stride/prefix to stride*n/prefix
+    // (in units of this dimension), clipped to its capacity.
+    const double lo = std::max(1.0, static_cast<double>(stride) / static_cast<double>(prefix));
+    const double hi = std::min(static_cast<double>(c), static_cast<double>(stride * n) / static_cast<double>(prefix));
+    if (hi > lo) {
+      const double span = hi / lo;
+      if (span != std::floor(span) || lo != std::floor(lo) || hi != std::floor(hi)) {
+        throw InfeasibleError(fmt::format("the {} groups ({} ranks, stride {}) do not align with network dimension "
+                                          "'{}' of {} ranks; choose degrees that divide the dimension sizes",
+                                          what, n, stride, network.dimensions[j].id, c));
+      }
+      spans.push_back(GroupSpan{&network.dimensions[j], static_cast<int>(span)});
+      covered *= static_cast<long long>(span);
+    }
+    prefix *= c;
+  }
+  if (covered != n) {
+    throw InfeasibleError(fmt::format("the {} groups ({} ranks) do not fit the network dimensions (they hold {})", what,
+                                      n, covered));
+  }
+  return spans;
+}
+
+std::vector<GroupSpan> lay_out_ranks(const NetworkSpec& network, int ranks, const std::optional<std::string>& dimension_id) {
+  if (ranks < 1) throw InfeasibleError(fmt::format("the number of ranks must be >= 1 (got {})", ranks));
+  if (network.dimensions.empty()) throw InfeasibleError("the hardware config has no network.dimensions");
+  if (dimension_id) {
+    for (const auto& d : network.dimensions) {
+      if (d.id != *dimension_id) continue;
+      const long long size = fixed_capacity(d);
+      if (size > 0 && ranks > size) {
+        throw InfeasibleError(fmt::format("{} ranks do not fit in dimension '{}' of size {}", ranks, d.id, size));
+      }
+      return {GroupSpan{&d, ranks}};
+    }
+    std::vector<std::string> ids;
+    for (const auto& d : network.dimensions) ids.push_back(d.id);
+    throw InfeasibleError(fmt::format("no network dimension '{}'; the config has: {}", *dimension_id, fmt::join(ids, ", ")));
+  }
+  if (ranks == 1) return {GroupSpan{&network.dimensions.front(), 1}};
+  // Fixed dimensions hold their size; the first `auto` one takes whatever ranks remain.
+  std::vector<long long> capacity;
+  long long held = 1;
+  for (const auto& d : network.dimensions) {
+    const long long size = fixed_capacity(d);
+    capacity.push_back(size > 0 ? size : std::max(1LL, (ranks + held - 1) / held));
+    held *= capacity.back();
+  }
+  return group_spans(network, capacity, 1, ranks, "collective");
+}
+
+long long fixed_capacity(const NetworkDimension& d) {
+  if (d.size.empty()) return 0;
+  long long c = 1;
+  for (int s : d.size) c *= s;
+  return c;
+}
 
 int Degrees::of(Parallelism p) const {
   switch (p) {
@@ -26,7 +107,7 @@ int Degrees::of(Parallelism p) const {
   return 1;
 }
 
-Placement::Placement(const NetworkSpec& network, const Degrees& degrees) {
+Placement::Placement(const NetworkSpec& network, const Degrees& degrees) : degrees_(degrees) {
   const long long total = degrees.total();
   // Rank order: the parallelisms as the dimensions list them, innermost dimension first.
   std::vector<Parallelism> order;
@@ -45,10 +126,9 @@ Placement::Placement(const NetworkSpec& network, const Degrees& degrees) {
   int last_auto = -1;
   for (std::size_t j = 0; j < network.dimensions.size(); ++j) {
     const auto& d = network.dimensions[j];
-    long long c = 1;
-    if (!d.size.empty()) {
-      for (int s : d.size) c *= s;
-    } else {
+    long long c = fixed_capacity(d);
+    if (c == 0) {
+      c = 1;
       for (auto p : d.parallelisms) c *= degrees.of(p);
       if (!d.parallelisms.empty()) last_auto = static_cast<int>(j);
     }
@@ -66,32 +146,8 @@ Placement::Placement(const NetworkSpec& network, const Degrees& degrees) {
   for (auto p : order) {
     const long long n = degrees.of(p);
     if (n > 1) {
-      auto& spans = groups_[index_of(p)];
-      long long prefix = 1;
-      long long covered = 1;
-      for (std::size_t j = 0; j < network.dimensions.size(); ++j) {
-        const long long c = capacity_[j];
-        // In dimension j the group's coordinates run from stride/prefix to stride*n/prefix
-        // (in units of this dimension), clipped to its capacity.
-        const double lo = std::max(1.0, static_cast<double>(stride) / static_cast<double>(prefix));
-        const double hi = std::min(static_cast<double>(c), static_cast<double>(stride * n) / static_cast<double>(prefix));
-        if (hi > lo) {
-          const double span = hi / lo;
-          if (span != std::floor(span) || lo != std::floor(lo) || hi != std::floor(hi)) {
-            throw InfeasibleError(fmt::format("the {} groups ({} ranks, stride {}) do not align with network dimension "
-                                              "'{}' of {} ranks; choose degrees that divide the dimension sizes",
-                                              to_string(p), n, stride, network.dimensions[j].id, c));
-          }
-          spans.push_back(GroupSpan{&network.dimensions[j], static_cast<int>(span)});
-          covered *= static_cast<long long>(span);
-        }
-        if (prefix <= stride) neighbour_[index_of(p)] = &network.dimensions[j];
-        prefix *= c;
-      }
-      if (covered != n) {
-        throw InfeasibleError(fmt::format("the {} groups ({} ranks) do not align with the network dimensions",
-                                          to_string(p), n));
-      }
+      groups_[index_of(p)] = group_spans(network, capacity_, stride, n, to_string(p));
+      neighbour_[index_of(p)] = neighbour_of(network, capacity_, stride);
     }
     stride *= n;
   }

@@ -8,6 +8,9 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "rapidllm/collective.hpp"
@@ -26,6 +29,22 @@ struct Degrees {
   [[nodiscard]] long long total() const { return 1LL * tp * cp * ep * dp * pp; }
 };
 
+// Ranks a dimension with a fixed size holds (the product of its sizes); 0 for `auto`.
+[[nodiscard]] long long fixed_capacity(const NetworkDimension& d);
+
+// The spans of a group of n ranks whose members lie `stride` apart in rank order, over
+// dimensions that hold `capacity[j]` ranks each (innermost first). Throws InfeasibleError,
+// naming `what`, when the group does not align with the dimensions or does not fit them.
+[[nodiscard]] std::vector<GroupSpan> group_spans(const NetworkSpec& network, const std::vector<long long>& capacity,
+                                                 long long stride, long long n, std::string_view what);
+
+// A communicator of `ranks` consecutive GPUs (rank 0 up), filling the dimensions innermost
+// first: a fixed-size dimension holds its size, an `auto` one the ranks that remain (64
+// ranks on [NVSwitch size 8, InfiniBand auto] = 8 x 8). With `dimension_id`, all ranks lie
+// in that one dimension. Throws InfeasibleError when they do not fit or divide evenly.
+[[nodiscard]] std::vector<GroupSpan> lay_out_ranks(const NetworkSpec& network, int ranks,
+                                                   const std::optional<std::string>& dimension_id = std::nullopt);
+
 class Placement {
  public:
   // Throws InfeasibleError when a parallelism of degree > 1 is on no dimension, when the
@@ -37,10 +56,13 @@ class Placement {
   // The dimension a message between neighbouring ranks of `p` (pipeline stages) crosses;
   // nullptr for degree 1.
   [[nodiscard]] const NetworkDimension* neighbour_dimension(Parallelism p) const;
+  // The degree of `p` (the size of each of its groups).
+  [[nodiscard]] int degree(Parallelism p) const { return degrees_.of(p); }
   // Ranks each dimension holds (auto sizes resolved).
   [[nodiscard]] const std::vector<long long>& capacities() const { return capacity_; }
 
  private:
+  Degrees degrees_;
   std::vector<long long> capacity_;
   std::array<std::vector<GroupSpan>, 5> groups_;
   std::array<const NetworkDimension*, 5> neighbour_{};

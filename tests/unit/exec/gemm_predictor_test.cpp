@@ -77,11 +77,25 @@ TEST(GemmPredictor, DynamicEnergyCountsFlopsAtTheConfiguredCost) {
   EXPECT_DOUBLE_EQ(p.energy.network_j, 0.0);
 }
 
+TEST(GemmPredictor, TensorParallelGroupsArePlacedLikeAnyOther) {
+  // tp = 16 on 8-GPU NVSwitch nodes: the one placement spans two nodes, so the all-reduce
+  // runs hierarchically (NVSwitch, then InfiniBand), as it would inside an LLM layer.
+  HardwareSpec hw = h100();
+  hw.parallelism.tp = 16;
+  GemmModelSpec g{4096, 16384, 8192, false, ShardAxis::row};
+  const GemmPrediction p = predict_gemm(hw, g, DType::bf16);
+  ASSERT_EQ(p.passes[0].collectives.size(), 1u);
+  EXPECT_EQ(p.passes[0].collectives[0].estimate.ranks, 16);
+  EXPECT_EQ(p.passes[0].collectives[0].estimate.phases.size(), 3u);  // reduce-scatter, all-reduce, all-gather
+}
+
 TEST(GemmPredictor, InfeasibleShardingsAndNetworks) {
   HardwareSpec hw = h100();
-  hw.parallelism.tp = 16;  // the NVSwitch dimension holds 8
+  hw.parallelism.tp = 32;
+  hw.network.dimensions[1].size = {2};  // 8 x 2 GPUs in all
   GemmModelSpec g{4096, 16384, 8192, false, ShardAxis::row};
   EXPECT_THROW((void)predict_gemm(hw, g, DType::bf16), InfeasibleError);
+  hw.network.dimensions[1].size.clear();
   hw.parallelism.tp = 2;
   hw.network.dimensions[0].parallelisms.clear();  // no dimension carries tp
   EXPECT_THROW((void)predict_gemm(hw, g, DType::bf16), InfeasibleError);

@@ -1,0 +1,91 @@
+#include "exec/graph_cost.hpp"
+
+#include <numeric>
+
+#include "exec/comm_costs.hpp"
+
+namespace rapidllm::exec {
+
+namespace {
+double sum(const std::array<double, model::kCommPurposes>& a) { return std::accumulate(a.begin(), a.end(), 0.0); }
+}  // namespace
+
+double GraphCost::forward_s() const { return compute.forward_total() + sum(forward_comm_s); }
+
+double GraphCost::backward_s() const { return compute.backward_total() + sum(backward_comm_s) + recompute_s; }
+
+double GraphCost::comm_s(model::CommPurpose p) const {
+  const auto i = static_cast<std::size_t>(p);
+  return forward_comm_s[i] + backward_comm_s[i];
+}
+
+energy::Energy GraphCost::energy() const {
+  energy::Energy e = compute.forward_energy;
+  e += compute.backward_energy;
+  e += recompute_energy;
+  e.network_j += network_j;
+  return e;
+}
+
+GraphCost& GraphCost::operator+=(const GraphCost& o) {
+  compute += o.compute;
+  for (std::size_t i = 0; i < model::kCommPurposes; ++i) {
+    forward_comm_s[i] += o.forward_comm_s[i];
+    backward_comm_s[i] += o.backward_comm_s[i];
+  }
+  recompute_s += o.recompute_s;
+  recompute_energy += o.recompute_energy;
+  network_j += o.network_j;
+  return *this;
+}
+
+GraphCost GraphCost::scaled(double f) const {
+  GraphCost out = *this;
+  out.compute = compute.scaled(f);
+  for (std::size_t i = 0; i < model::kCommPurposes; ++i) {
+    out.forward_comm_s[i] *= f;
+    out.backward_comm_s[i] *= f;
+  }
+  out.recompute_s *= f;
+  out.recompute_energy = recompute_energy.scaled(f);
+  out.network_j *= f;
+  return out;
+}
+
+GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& coster, CommCosts& comms,
+                             std::vector<double>& comm_s, std::vector<double>& comm_j) {
+  GraphCost out;
+  out.compute = cost_ops(coster, graph.ops());
+  bool backward = false;
+  for (const auto& n : graph.nodes()) backward = backward || n.pass == model::Pass::backward;
+  if (!backward) {  // a forward-only graph (inference) runs no backward kernels
+    out.compute.backward_s = {};
+    out.compute.weight_grad_s = 0.0;
+    out.compute.backward_energy = {};
+  }
+  comm_s.assign(graph.comms().size(), 0.0);
+  comm_j.assign(graph.comms().size(), 0.0);
+  double forward_comm_j = 0.0;  // what full recompute repeats: the forward's comm but prefetched gathers
+  for (std::size_t i = 0; i < graph.comms().size(); ++i) {
+    const CommCosts::Cost c = comms.cost(graph.comms()[i]);
+    comm_s[i] = c.time_s;
+    comm_j[i] = c.energy_j;
+    out.network_j += c.energy_j;
+  }
+  for (const auto& n : graph.nodes()) {
+    if (n.kind == model::NodeKind::communication && n.pass == model::Pass::forward &&
+        graph.comms()[n.index].hidden_under != model::HiddenUnder::pass_time) {
+      forward_comm_j += comm_j[n.index];
+    }
+  }
+  if (graph.recompute == model::Recompute::full) {
+    out.recompute_energy = out.compute.forward_energy;
+    out.recompute_energy.network_j += forward_comm_j;
+  } else if (graph.recompute == model::Recompute::attention_core) {
+    out.recompute_s = out.compute.attention_forward_s;
+    out.recompute_energy = out.compute.attention_forward_energy;
+  }
+  return out;
+}
+
+}  // namespace rapidllm::exec

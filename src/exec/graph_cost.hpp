@@ -1,0 +1,38 @@
+// What one op graph (one micro-batch through one part of the model) costs one rank: compute
+// by op class and pass, exposed communication by purpose and pass, what backward recomputes,
+// and energy. Both executors produce it.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "exec/op_list_cost.hpp"
+#include "model/op_graph.hpp"
+
+namespace rapidllm::exec {
+
+struct GraphCost {
+  OpListCost compute;
+  std::array<double, model::kCommPurposes> forward_comm_s{};  // exposed
+  std::array<double, model::kCommPurposes> backward_comm_s{};
+  double recompute_s = 0.0;  // forward work repeated in backward
+  energy::Energy recompute_energy;
+  double network_j = 0.0;    // every communication op of both passes, this rank's share
+
+  [[nodiscard]] double forward_s() const;
+  [[nodiscard]] double backward_s() const;  // recompute included
+  [[nodiscard]] double comm_s(model::CommPurpose p) const;  // both passes
+  [[nodiscard]] energy::Energy energy() const;
+  GraphCost& operator+=(const GraphCost& other);
+  [[nodiscard]] GraphCost scaled(double factor) const;
+};
+
+// The parts of a GraphCost that do not depend on how the passes are scheduled: compute
+// costs (cost_ops), network energy, and what recompute costs in compute and energy.
+// `comm_s` receives every communication op's time alone on the network, `comm_j` its
+// energy, by comm index.
+class CommCosts;
+[[nodiscard]] GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& coster, CommCosts& comms,
+                                           std::vector<double>& comm_s, std::vector<double>& comm_j);
+
+}  // namespace rapidllm::exec

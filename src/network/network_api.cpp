@@ -1,0 +1,166 @@
+#include "network/network_api.hpp"
+
+#include <map>
+#include <queue>
+#include <string>
+#include <tuple>
+
+#include "network/analytical_collectives.hpp"
+#include "network/collective_flows.hpp"
+#include "network/flow_simulator.hpp"
+#include "network/ns3_backend.hpp"
+#include "network/topology.hpp"
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::network {
+
+namespace {
+
+// Submissions complete after their idle-network time; a heap orders the completions (ties in
+// submission order, so runs are deterministic).
+class QueuedNetwork : public NetworkApi {
+ public:
+  void submit_collective(double start_s, CollectiveOp op, double bytes, const std::vector<GroupSpan>& group,
+                         Done done) override {
+    push(start_s + collective(op, bytes, group).time_s, std::move(done));
+  }
+  void submit_message(double start_s, const NetworkDimension& dimension, double bytes, Done done) override {
+    push(start_s + message_s(dimension, bytes), std::move(done));
+  }
+  [[nodiscard]] double next_completion_s() const override {
+    return pending_.empty() ? std::numeric_limits<double>::infinity() : pending_.top().end_s;
+  }
+  void deliver_next() override {
+    if (pending_.empty()) return;
+    Pending p = pending_.top();
+    pending_.pop();
+    p.done(p.end_s);
+  }
+
+ private:
+  struct Pending {
+    double end_s;
+    std::uint64_t order;
+    Done done;
+    bool operator>(const Pending& o) const { return std::tie(end_s, order) > std::tie(o.end_s, o.order); }
+  };
+  void push(double end_s, Done done) { pending_.push(Pending{end_s, next_order_++, std::move(done)}); }
+
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  std::uint64_t next_order_ = 0;
+};
+
+class AnalyticalNetwork final : public QueuedNetwork {
+ public:
+  explicit AnalyticalNetwork(const ExecutionBackendSpec& exec) : exec_(exec) {}
+  CollectiveEstimate collective(CollectiveOp op, double bytes, const std::vector<GroupSpan>& group) override {
+    return estimate_collective(op, bytes, group, exec_);
+  }
+  double message_s(const NetworkDimension& dimension, double bytes) override {
+    return point_to_point_s(dimension, bytes);
+  }
+
+ private:
+  const ExecutionBackendSpec& exec_;
+};
+
+// Flow-level or packet-level simulation of each collective on its group's topology.
+class SimulatedNetwork final : public QueuedNetwork {
+ public:
+  SimulatedNetwork(const NetworkSpec& network, const ExecutionBackendSpec& exec, bool ns3, std::string executable)
+      : network_(network), exec_(exec), ns3_(ns3), executable_(std::move(executable)) {}
+
+  CollectiveEstimate collective(CollectiveOp op, double bytes, const std::vector<GroupSpan>& group) override {
+    if (group.empty()) throw InfeasibleError("collective group spans no network dimension");
+    if (!(bytes >= 0.0)) throw InfeasibleError("collective size must be finite and >= 0");
+    Key key{op, bytes, {}};
+    for (const auto& s : group) key.group.emplace_back(s.dimension, s.ranks);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    const Topology topology(group, network_.faulty_links);
+    FlowPlan plan;
+    add_collective(plan, topology, op, bytes, exec_);
+    double time_s = 0.0;
+    std::vector<double> phase_times;
+    if (ns3_) {
+      const Ns3Result r = run_ns3(topology, plan, executable_);
+      time_s = r.time_s;
+      phase_times = r.phase_time_s;
+    } else {
+      FlowSimulator sim(topology);
+      const SimulationResult r = sim.run(plan);
+      time_s = r.time_s;
+      phase_times = r.phase_time_s;
+    }
+    CollectiveEstimate e;
+    e.op = op;
+    e.bytes = bytes;
+    e.ranks = topology.num_gpus();
+    e.time_s = time_s;
+    for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+      e.phases.push_back(plan.phases[p].info);
+      e.phases.back().time_s = p < phase_times.size() ? phase_times[p] : 0.0;
+    }
+    if (e.time_s > 0.0) {
+      e.algbw_bytes_per_s = bytes / e.time_s;
+      e.busbw_bytes_per_s = e.algbw_bytes_per_s * bus_bandwidth_factor(op, e.ranks);
+    }
+    return cache_.emplace(std::move(key), e).first->second;
+  }
+
+  // A message to a neighbour: the send/recv of a two-rank group on the dimension.
+  double message_s(const NetworkDimension& dimension, double bytes) override {
+    if (bytes <= 0.0) return 0.0;
+    return collective(CollectiveOp::send_recv, bytes, {GroupSpan{&dimension, 2}}).time_s;
+  }
+
+ private:
+  struct Key {
+    CollectiveOp op;
+    double bytes;
+    std::vector<std::pair<const NetworkDimension*, int>> group;
+    bool operator<(const Key& o) const { return std::tie(op, bytes, group) < std::tie(o.op, o.bytes, o.group); }
+  };
+
+  const NetworkSpec& network_;
+  const ExecutionBackendSpec& exec_;
+  bool ns3_;
+  std::string executable_;
+  std::map<Key, CollectiveEstimate> cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<NetworkApi> analytical_network(const ExecutionBackendSpec& exec) {
+  return std::make_unique<AnalyticalNetwork>(exec);
+}
+
+std::unique_ptr<NetworkApi> flow_network(const NetworkSpec& network, const ExecutionBackendSpec& exec) {
+  return std::make_unique<SimulatedNetwork>(network, exec, false, "");
+}
+
+std::unique_ptr<NetworkApi> ns3_network(const NetworkSpec& network, const ExecutionBackendSpec& exec,
+                                        std::string executable) {
+  return std::make_unique<SimulatedNetwork>(network, exec, true, std::move(executable));
+}
+
+double collective_energy_j(const CollectiveEstimate& e, const std::vector<GroupSpan>& group) {
+  double ranks = 1.0;
+  for (const auto& span : group) ranks *= span.ranks;
+  double joules = 0.0;
+  for (const auto& phase : e.phases) {
+    for (const auto& span : group) {
+      if (span.dimension->id == phase.dimension_id) {
+        joules += ranks * bus_bandwidth_factor(phase.op, phase.ranks) * phase.bytes * 8.0 *
+                  span.dimension->energy_per_bit_j;
+        break;
+      }
+    }
+  }
+  return joules;
+}
+
+double message_energy_j(const NetworkDimension& dimension, double bytes) {
+  return bytes * 8.0 * dimension.energy_per_bit_j;
+}
+
+}  // namespace rapidllm::network

@@ -1,0 +1,51 @@
+// The op graphs of one rank for one micro-batch: a transformer layer, the embedding and the
+// LM head, with the collectives their parallelism adds (tensor_parallel.hpp's rule for every
+// TP-split op, ring-attention gathers for CP, prefetched parameter gathers for ZeRO-3), and
+// the step-level communication of a training step (pipeline sends, data-parallel
+// gradient synchronisation, tied-embedding sync).
+#pragma once
+
+#include "model/llm_dims.hpp"
+#include "model/op_graph.hpp"
+
+namespace rapidllm::parallel {
+
+struct PartSettings {
+  bool training = true;             // forward and backward, else forward only
+  double tp_overlap = 0.0;          // share of a layer's TP collectives hidden under its compute
+  double cp_overlap = 0.0;          // share of the CP gathers hidden under attention
+  int cp = 1;
+  model::Recompute recompute = model::Recompute::none;  // what a layer's backward re-runs
+  // ZeRO-3: one layer's parameters gathered in forward and backward, its gradients
+  // reduce-scattered, per rank (0 = not sharded).
+  double zero3_parameter_bytes = 0.0;
+  double zero3_gradient_bytes = 0.0;
+};
+
+[[nodiscard]] model::OpGraph layer_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p);
+[[nodiscard]] model::OpGraph embedding_graph(const model::LlmDims& d, const model::LocalShape& s,
+                                             const PartSettings& p);
+// Training: the head over every token with the loss. Inference: the last position of
+// each sequence, its vocabulary-parallel logits gathered.
+[[nodiscard]] model::OpGraph head_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p);
+
+// The communication of a training step outside the per-micro-batch graphs.
+struct StepComms {
+  model::CommOp boundary;        // activations (or their gradients) to the next pipeline stage
+  model::CommOp gradient_sync;   // data-parallel: all-reduce (ZeRO-0) or reduce-scatter
+  model::CommOp parameter_gather;  // ZeRO >= 1: updated parameters all-gathered (bytes 0 = none)
+  model::CommOp embedding_sync;  // tied embeddings on the first and last stage (bytes 0 = none)
+};
+
+struct StepCommInputs {
+  double boundary_bytes = 0.0;
+  double stage_parameters = 0.0;   // per rank, the stage with the most
+  double gradient_bytes = 0.0;     // per parameter, as communicated
+  double parameter_bytes = 0.0;    // per parameter
+  int zero_stage = 0;              // 0 when dp = 1
+  double tied_table_parameters = 0.0;  // per rank; 0 = untied or one stage
+};
+
+[[nodiscard]] StepComms training_step_comms(const StepCommInputs& in);
+
+}  // namespace rapidllm::parallel
