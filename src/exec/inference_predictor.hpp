@@ -6,6 +6,7 @@
 #include <string>
 
 #include "exec/cost_cache.hpp"
+#include "exec/llm_context.hpp"
 #include "rapidllm/hardware_spec.hpp"
 #include "rapidllm/llm_prediction.hpp"
 #include "rapidllm/model_spec.hpp"
@@ -13,7 +14,7 @@
 namespace rapidllm::exec {
 
 [[nodiscard]] InferencePrediction predict_inference(const HardwareSpec& hardware, const LlmModelSpec& model,
-                                                    const std::string& model_source,
-                                                  CostCache* costs = nullptr);
+                                                    const std::string& model_source, CostCache* costs = nullptr,
+                                                    ExecutorKind executor = ExecutorKind::analytical);
 
 }  // namespace rapidllm::exec

@@ -96,9 +96,9 @@ void add(Breakdown& b, std::string_view name, double seconds) {
 }  // namespace
 
 TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source,
-                                    CostCache* costs) {
+                                    CostCache* costs, ExecutorKind executor_kind) {
   CostCache local;
-  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local);
+  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local, executor_kind);
   const auto& deg = ctx.degrees();
   const auto& par = hw.parallelism;
   const parallel::Batching batching = parallel::training_batching(spec, par);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "exec/cost_cache.hpp"
+#include "exec/llm_context.hpp"
 #include "rapidllm/hardware_spec.hpp"
 #include "rapidllm/llm_prediction.hpp"
 #include "rapidllm/model_spec.hpp"
@@ -16,8 +17,10 @@ namespace rapidllm::exec {
 // `costs` carries kernel costs across predictions (sweeps); nullptr = a private one.
 // Throws InfeasibleError when the parallelism cannot run the model, ConfigError for an
 // architecture not modelled yet.
+// `executor` runs the op graphs (the analytical evaluator unless told otherwise).
 [[nodiscard]] TrainingPrediction predict_training(const HardwareSpec& hardware, const LlmModelSpec& model,
                                                   const std::string& model_source,
-                                                  CostCache* costs = nullptr);
+                                                  CostCache* costs = nullptr,
+                                                  ExecutorKind executor = ExecutorKind::analytical);
 
 }  // namespace rapidllm::exec
