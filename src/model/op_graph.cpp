@@ -14,8 +14,15 @@ std::string_view comm_category(CommPurpose p) {
   return "communication.?";
 }
 
-std::uint32_t OpGraph::add_op(const Op& op) {
-  ops_.push_back(op);
+void OpGraph::reserve(std::size_t ops, std::size_t comms) {
+  ops_.reserve(ops);
+  comms_.reserve(comms);
+  nodes_.reserve(2 * ops + comms);
+  deps_.reserve(2 * ops + comms);
+}
+
+std::uint32_t OpGraph::add_op(Op op) {
+  ops_.push_back(std::move(op));
   return static_cast<std::uint32_t>(ops_.size() - 1);
 }
 

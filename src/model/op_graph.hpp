@@ -58,7 +58,9 @@ class OpGraph {
   int add_compute(std::uint32_t op, Pass pass, std::initializer_list<int> deps = {});
   int add_comm(const CommOp& comm, Pass pass, std::initializer_list<int> deps = {});
   // A compute op's kernels; both passes' nodes refer to it by index.
-  std::uint32_t add_op(const Op& op);
+  std::uint32_t add_op(Op op);
+  // Room for `ops` ops run forward and backward and `comms` communication ops.
+  void reserve(std::size_t ops, std::size_t comms);
 
   [[nodiscard]] const std::vector<Op>& ops() const { return ops_; }
   [[nodiscard]] const std::vector<CommOp>& comms() const { return comms_; }

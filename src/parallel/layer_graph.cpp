@@ -22,11 +22,12 @@ class GraphBuilder {
   GraphBuilder(const model::LlmDims& d, const model::LocalShape& s, CommOp tp_template)
       : d_(d), s_(s), tp_(tp_template) {}
 
-  void add_ops(const std::vector<model::Op>& ops, bool gather_output) {
-    for (const auto& op : ops) {
-      ops_.push_back(graph_.add_op(op));
-      gather_output_.push_back(gather_output);
-    }
+  // The part's kernels; gather_output: a column-parallel output must be whole on every rank.
+  void add_ops(std::vector<model::Op>&& ops, bool gather_output) {
+    gather_output_ = gather_output;
+    // Each op: at most four collectives around its forward and backward nodes.
+    graph_.reserve(ops.size(), 4 * ops.size());
+    for (auto& op : ops) graph_.add_op(std::move(op));
   }
 
   // Comm nodes added just before / after an op's node in the pass.
@@ -34,11 +35,12 @@ class GraphBuilder {
   void after(std::size_t op, Pass pass, const CommOp& c) { extra_.push_back({op, pass, false, c}); }
 
   OpGraph build(bool training) {
+    const std::size_t ops = graph_.ops().size();
     int prev = -1;
-    for (std::size_t i = 0; i < ops_.size(); ++i) prev = add_op_nodes(i, Pass::forward, prev);
+    for (std::size_t i = 0; i < ops; ++i) prev = add_op_nodes(i, Pass::forward, prev);
     if (training) {
       prev = -1;
-      for (std::size_t i = ops_.size(); i-- > 0;) prev = add_op_nodes(i, Pass::backward, prev);
+      for (std::size_t i = ops; i-- > 0;) prev = add_op_nodes(i, Pass::backward, prev);
     }
     return std::move(graph_);
   }
@@ -52,15 +54,14 @@ class GraphBuilder {
   };
 
   int add_op_nodes(std::size_t i, Pass pass, int prev) {
-    const model::Op& op = graph_.ops()[ops_[i]];
-    const TpCollectives tp = tp_collectives(op, gather_output_[i]);
+    const TpCollectives tp = tp_collectives(graph_.ops()[i], gather_output_);
     for (const auto& c : tp) {
       if (c.pass == pass && c.before) prev = graph_.add_comm(tp_op(c), pass, {prev});
     }
     for (const auto& e : extra_) {
       if (e.op == i && e.pass == pass && e.before) prev = graph_.add_comm(e.comm, pass, {prev});
     }
-    prev = graph_.add_compute(ops_[i], pass, {prev});
+    prev = graph_.add_compute(static_cast<std::uint32_t>(i), pass, {prev});
     for (const auto& c : tp) {
       if (c.pass == pass && !c.before) prev = graph_.add_comm(tp_op(c), pass, {prev});
     }
@@ -97,8 +98,7 @@ class GraphBuilder {
   const model::LocalShape& s_;
   CommOp tp_;
   OpGraph graph_;
-  std::vector<std::uint32_t> ops_;
-  std::vector<bool> gather_output_;
+  bool gather_output_ = false;
   std::vector<Extra> extra_;
 };
 
@@ -110,8 +110,12 @@ OpGraph layer_graph(const model::LlmDims& d, const model::LocalShape& s, const P
   const CommOp tp{CollectiveOp::all_reduce, Parallelism::tp, 0.0, CommPurpose::tp, HiddenUnder::pass_compute,
                   p.tp_overlap};
   GraphBuilder b(d, s, tp);
-  const std::vector<model::Op> ops = model::transformer_layer_ops(d, s);
-  b.add_ops(ops, false);
+  std::vector<model::Op> ops = model::transformer_layer_ops(d, s);
+  std::size_t attention = ops.size();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind == model::OpKind::attention) attention = i;
+  }
+  b.add_ops(std::move(ops), false);
   if (p.cp > 1) {
     // Ring attention: each rank gathers the keys and values of the whole sequence in
     // forward; backward gathers them again and reduce-scatters their gradients.
@@ -121,13 +125,10 @@ OpGraph layer_graph(const model::LlmDims& d, const model::LocalShape& s, const P
                         p.cp_overlap};
     CommOp scatter = gather;
     scatter.op = CollectiveOp::reduce_scatter;
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (ops[i].kind != model::OpKind::attention) continue;
-      b.before(i, Pass::forward, gather);
-      if (p.training) {
-        b.before(i, Pass::backward, gather);
-        b.after(i, Pass::backward, scatter);
-      }
+    b.before(attention, Pass::forward, gather);
+    if (p.training) {
+      b.before(attention, Pass::backward, gather);
+      b.after(attention, Pass::backward, scatter);
     }
   }
   OpGraph g = b.build(p.training);
@@ -165,14 +166,15 @@ OpGraph head_graph(const model::LlmDims& d, const model::LocalShape& s, const Pa
     return b.build(false);
   }
   GraphBuilder b(d, s, exposed_tp());
-  const std::vector<model::Op> ops = model::head_ops(d, s, true);
-  b.add_ops(ops, false);
+  std::vector<model::Op> ops = model::head_ops(d, s, true);
+  const std::size_t loss = ops.size() - 1;
+  b.add_ops(std::move(ops), false);
   if (s.tp > 1) {
     // Vocabulary-parallel cross-entropy: all-reduces of the row max, the target logit and
     // the sum of exponentials (fp32, one value per token).
     CommOp sum = exposed_tp();
     sum.bytes = as_double(s.tokens()) * 4.0;
-    for (int i = 0; i < 3; ++i) b.after(ops.size() - 1, Pass::forward, sum);
+    for (int i = 0; i < 3; ++i) b.after(loss, Pass::forward, sum);
   }
   return b.build(true);
 }
