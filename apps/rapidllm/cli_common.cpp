@@ -1,6 +1,6 @@
 #include "cli_common.hpp"
 
-#include <nlohmann/json.hpp>
+#include "rapidllm/error.hpp"
 
 namespace rapidllm::cli {
 
@@ -15,8 +15,12 @@ void add_set_option(CLI::App& command, std::vector<std::string>& sets) {
   command.add_option("--set", sets, "override a config key: a.b.c=value (repeatable)")->allow_extra_args(false);
 }
 
-io::Format format_of(const OutputOptions& options) { return *io::parse_format(options.format); }
+OutputFormat format_of(const OutputOptions& options) { return *parse_output_format(options.format); }
 
-std::string json_text(const nlohmann::json& j) { return j.dump(2) + "\n"; }
+void write_prediction(const Scenario& scenario, const OutputOptions& output) {
+  const Result result = predict(scenario);
+  if (!result.ok()) throw InfeasibleError(result.message);
+  write_output(render_prediction(result, scenario, format_of(output)), output.path);
+}
 
 }  // namespace rapidllm::cli

@@ -5,9 +5,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
-#include "io/output.hpp"
+#include "rapidllm/report.hpp"
 
 namespace rapidllm::cli {
 
@@ -19,9 +18,22 @@ struct OutputOptions {
 void add_output_options(CLI::App& command, OutputOptions& options);
 void add_set_option(CLI::App& command, std::vector<std::string>& sets);
 
-[[nodiscard]] io::Format format_of(const OutputOptions& options);
-// JSON with a trailing newline, as every JSON report is printed.
-[[nodiscard]] std::string json_text(const nlohmann::json& j);
+[[nodiscard]] OutputFormat format_of(const OutputOptions& options);
+
+// The names of first..last, in the enum's order, for an option's IsMember check: the
+// command line accepts exactly what the parse_* functions do.
+template <class Enum>
+[[nodiscard]] std::vector<std::string> enum_names(Enum first, Enum last) {
+  std::vector<std::string> names;
+  for (int i = static_cast<int>(first); i <= static_cast<int>(last); ++i) {
+    names.emplace_back(to_string(static_cast<Enum>(i)));
+  }
+  return names;
+}
+
+// Predicts the scenario and writes its report; an infeasible one throws InfeasibleError
+// with the reason (main: exit 1).
+void write_prediction(const Scenario& scenario, const OutputOptions& output);
 
 // Subcommand registration; each lives in its own cmd_*.cpp.
 void add_predict_command(CLI::App& app);

@@ -2,7 +2,6 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "io/settings_report.hpp"
 #include "rapidllm/config.hpp"
 
 namespace rapidllm::cli {
@@ -26,7 +25,7 @@ void add_config_command(CLI::App& app) {
     for (auto& s : list_settings()) {
       if (o->file.empty() || (o->file == "hardware") == (s.file == ConfigFile::hardware)) settings.push_back(std::move(s));
     }
-    io::write_output(io::settings_report(settings, format_of(o->output)), o->output.path);
+    write_output(render_settings(settings, format_of(o->output)), o->output.path);
   });
 }
 

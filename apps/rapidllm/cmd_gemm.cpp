@@ -4,9 +4,8 @@
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
-#include "gemm_runner.hpp"
 #include "rapidllm/config.hpp"
-#include "rapidllm/error.hpp"
+#include "rapidllm/scenario.hpp"
 
 namespace rapidllm::cli {
 
@@ -43,12 +42,10 @@ void add_gemm_command(CLI::App& app) {
   cmd->callback([o] {
     std::vector<std::string> sets = o->sets;
     if (o->tp > 0) sets.push_back(fmt::format("parallelism.tp={}", o->tp));
-    HardwareSpec hw = load_hardware(o->hardware, sets);
-    ModelSpec model;
-    model.source = "command line";
-    model.workload = GemmModelSpec{o->m, o->k, o->n, o->backward, o->shard_axis == "row" ? ShardAxis::row : ShardAxis::column};
-    const DType dtype = o->dtype.empty() ? hw.sw.precision.tensor_format.dtype : *parse_dtype(o->dtype);
-    io::write_output(run_gemm(hw, model, dtype, "", o->output), o->output.path);
+    const GemmModelSpec gemm{o->m, o->k, o->n, o->backward, o->shard_axis == "row" ? ShardAxis::row : ShardAxis::column};
+    const Scenario scenario{load_hardware(o->hardware, sets), ModelSpec{"command line", gemm}, "",
+                            o->dtype.empty() ? std::nullopt : parse_dtype(o->dtype)};
+    write_prediction(scenario, o->output);
   });
 }
 

@@ -3,8 +3,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
-#include "io/validation_report.hpp"
-#include "validate/cases.hpp"
+#include "rapidllm/validation.hpp"
 
 namespace rapidllm::cli {
 
@@ -34,16 +33,9 @@ void add_validate_command(CLI::App& app) {
   cmd->add_flag("--cases", o->cases, "list every compared case in the table, not only the summary");
   add_output_options(*cmd, o->output);
   cmd->callback([o] {
-    const validate::CaseInputs in{o->data.empty() ? repo_path("validation/data") : o->data,
-                                  o->configs.empty() ? repo_path("configs") : o->configs};
-    const auto cases = validate::all_cases(in, o->source);
-    std::string text;
-    switch (format_of(o->output)) {
-      case io::Format::json: text = json_text(io::validation_report_json(cases)); break;
-      case io::Format::csv: text = io::validation_report_csv(cases); break;
-      case io::Format::table: text = io::validation_report_table(cases, o->cases); break;
-    }
-    io::write_output(text, o->output.path);
+    const ValidationRun run = run_validation(o->data.empty() ? repo_path("validation/data") : o->data,
+                                             o->configs.empty() ? repo_path("configs") : o->configs, o->source);
+    write_output(render_validation(run, format_of(o->output), o->cases), o->output.path);
   });
 }
 

@@ -37,7 +37,7 @@ GemmPrediction predict_gemm(const HardwareSpec& hw, const GemmModelSpec& gemm, D
   const parallel::Placement placement(hw.network, degrees);
   const std::vector<GroupSpan>& group = placement.group(Parallelism::tp);
   if (!group.empty()) out.network_dimension = group.front().dimension->id;
-  const auto network = network::analytical_network(hw.execution);
+  const auto network = network::make_network(NetworkBackend::analytical, hw.network, hw.execution);
   const double overlap = out.tp_sp ? hw.network.overlap.tp_sp_overlap : hw.network.overlap.tp_overlap;
   const double element_bytes = dtype_bytes(dtype);
 

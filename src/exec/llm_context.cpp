@@ -37,7 +37,7 @@ LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const s
       sequence_parallel_(hw.parallelism.tp_sp && hw.parallelism.tp > 1),
       placement_(hw.network, degrees_),
       coster_(costs.coster(hw, hw.sw.precision.tensor_format.dtype, hw.sw.precision.matmul.dtype)),
-      network_(network != nullptr ? std::move(network) : network::analytical_network(hw.execution)),
+      network_(network != nullptr ? std::move(network) : network::make_network(NetworkBackend::analytical, hw.network, hw.execution)),
       comms_(placement_, *network_) {
   if (executor == ExecutorKind::event) {
     executor_ = std::make_unique<EventExecutor>(coster_, comms_);

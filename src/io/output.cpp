@@ -8,15 +8,21 @@
 #include <fmt/format.h>
 
 #include "rapidllm/error.hpp"
+#include "rapidllm/output_format.hpp"
 
-namespace rapidllm::io {
+namespace rapidllm {
 
-std::optional<Format> parse_format(const std::string& text) {
-  if (text == "table") return Format::table;
-  if (text == "json") return Format::json;
-  if (text == "csv") return Format::csv;
+// Declared in the public output_format.hpp; here because io/ renders every format.
+std::optional<OutputFormat> parse_output_format(std::string_view name) {
+  if (name == "table") return OutputFormat::table;
+  if (name == "json") return OutputFormat::json;
+  if (name == "csv") return OutputFormat::csv;
   return std::nullopt;
 }
+
+}  // namespace rapidllm
+
+namespace rapidllm::io {
 
 void write_output(const std::string& text, const std::string& path) {
   if (path.empty() || path == "-") {

@@ -1,15 +1,10 @@
-// Output formats and writing results: stdout, or a file written whole (temp + rename) so
-// a failed run never leaves a half-written result behind.
+// Writing results: stdout, or a file written whole (temp + rename) so a failed run never
+// leaves a half-written result behind.
 #pragma once
 
-#include <optional>
 #include <string>
 
 namespace rapidllm::io {
-
-enum class Format { table, json, csv };
-
-[[nodiscard]] std::optional<Format> parse_format(const std::string& text);
 
 // Writes `text` to `path` atomically, or to stdout when path is empty. Throws Error on I/O failure.
 void write_output(const std::string& text, const std::string& path);

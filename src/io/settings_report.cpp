@@ -6,9 +6,9 @@
 
 namespace rapidllm::io {
 
-std::string settings_report(const std::vector<SettingInfo>& settings, Format format) {
+std::string settings_report(const std::vector<SettingInfo>& settings, OutputFormat format) {
   auto file_name = [](ConfigFile f) { return f == ConfigFile::hardware ? "hardware" : "model"; };
-  if (format == Format::json) {
+  if (format == OutputFormat::json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& s : settings) {
       out.push_back({{"path", s.path}, {"file", file_name(s.file)}, {"type", s.type}, {"unit", s.unit},
@@ -21,7 +21,7 @@ std::string settings_report(const std::vector<SettingInfo>& settings, Format for
   for (const auto& s : settings) {
     t.add_row({s.path, file_name(s.file), s.type, s.unit, s.required ? "(required)" : s.default_value, s.doc});
   }
-  return format == Format::csv ? t.csv() : t.render();
+  return format == OutputFormat::csv ? t.csv() : t.render();
 }
 
 }  // namespace rapidllm::io

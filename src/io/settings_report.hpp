@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "io/output.hpp"
 #include "rapidllm/config.hpp"
+#include "rapidllm/output_format.hpp"
 
 namespace rapidllm::io {
 
-[[nodiscard]] std::string settings_report(const std::vector<SettingInfo>& settings, Format format);
+[[nodiscard]] std::string settings_report(const std::vector<SettingInfo>& settings, OutputFormat format);
 
 }  // namespace rapidllm::io

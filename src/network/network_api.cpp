@@ -5,6 +5,8 @@
 #include <string>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "network/analytical_collectives.hpp"
 #include "network/collective_flows.hpp"
 #include "network/flow_simulator.hpp"
@@ -72,7 +74,7 @@ class SimulatedNetwork final : public QueuedNetwork {
 
   CollectiveEstimate collective(CollectiveOp op, double bytes, const std::vector<GroupSpan>& group) override {
     if (group.empty()) throw InfeasibleError("collective group spans no network dimension");
-    if (!(bytes >= 0.0)) throw InfeasibleError("collective size must be finite and >= 0");
+    if (!(bytes >= 0.0)) throw InfeasibleError(fmt::format("collective size must be finite and >= 0 (got {})", bytes));
     Key key{op, bytes, {}};
     for (const auto& s : group) key.group.emplace_back(s.dimension, s.ranks);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
@@ -130,17 +132,14 @@ class SimulatedNetwork final : public QueuedNetwork {
 
 }  // namespace
 
-std::unique_ptr<NetworkApi> analytical_network(const ExecutionBackendSpec& exec) {
+std::unique_ptr<NetworkApi> make_network(NetworkBackend backend, const NetworkSpec& network,
+                                         const ExecutionBackendSpec& exec, std::string ns3_executable) {
+  switch (backend) {
+    case NetworkBackend::analytical: break;
+    case NetworkBackend::flow: return std::make_unique<SimulatedNetwork>(network, exec, false, "");
+    case NetworkBackend::ns3: return std::make_unique<SimulatedNetwork>(network, exec, true, std::move(ns3_executable));
+  }
   return std::make_unique<AnalyticalNetwork>(exec);
-}
-
-std::unique_ptr<NetworkApi> flow_network(const NetworkSpec& network, const ExecutionBackendSpec& exec) {
-  return std::make_unique<SimulatedNetwork>(network, exec, false, "");
-}
-
-std::unique_ptr<NetworkApi> ns3_network(const NetworkSpec& network, const ExecutionBackendSpec& exec,
-                                        std::string executable) {
-  return std::make_unique<SimulatedNetwork>(network, exec, true, std::move(executable));
 }
 
 double collective_energy_j(const CollectiveEstimate& e, const std::vector<GroupSpan>& group) {

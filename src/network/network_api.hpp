@@ -9,10 +9,12 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "rapidllm/collective.hpp"
 #include "rapidllm/hardware_spec.hpp"
+#include "rapidllm/network_backend.hpp"
 
 namespace rapidllm::network {
 
@@ -42,16 +44,16 @@ class NetworkApi {
   virtual void deliver_next() = 0;
 };
 
-// Closed-form alpha-beta collectives (analytical_collectives.hpp); submissions complete
-// after their idle-network time (no congestion in this model by construction).
-[[nodiscard]] std::unique_ptr<NetworkApi> analytical_network(const ExecutionBackendSpec& exec);
-// Each collective simulated flow by flow (max-min fair sharing, routing around faulty links)
-// on the topology of its group's dimensions; ns3: packet by packet in the separate
-// rapidllm-ns3 executable. Results are cached per (op, bytes, group). Submissions complete
-// after that time: collectives in flight together do not yet share links.
-[[nodiscard]] std::unique_ptr<NetworkApi> flow_network(const NetworkSpec& network, const ExecutionBackendSpec& exec);
-[[nodiscard]] std::unique_ptr<NetworkApi> ns3_network(const NetworkSpec& network, const ExecutionBackendSpec& exec,
-                                                      std::string executable = "");
+// analytical: closed-form alpha-beta collectives (analytical_collectives.hpp); submissions
+// complete after their idle-network time (no congestion in this model by construction).
+// flow: each collective simulated flow by flow (max-min fair sharing, routing around
+// `network.faulty_links`) on the topology of its group's dimensions; ns3: packet by packet
+// in the separate rapidllm-ns3 executable (`ns3_executable`, empty = ns3_executable()).
+// Simulated results are cached per (op, bytes, group); submissions complete after that
+// time: collectives in flight together do not yet share links.
+[[nodiscard]] std::unique_ptr<NetworkApi> make_network(NetworkBackend backend, const NetworkSpec& network,
+                                                       const ExecutionBackendSpec& exec,
+                                                       std::string ns3_executable = "");
 
 // Network energy of a collective, all ranks of the group: every rank takes part in each
 // phase, sending the phase's bus-factor share of that phase's buffer over its dimension.

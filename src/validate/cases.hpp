@@ -1,13 +1,14 @@
 // The ground-truth files as comparison cases. Each row becomes a scenario built from a
 // shipped device config and the row's own model and parallelism (never a per-row
-// constant), is predicted, and is compared on the metric the row publishes; a row that
-// cannot be modelled yet is kept as skipped with the reason.
+// constant), is predicted through the public facade (predict.hpp), and is compared on the
+// metric the row publishes; a row that cannot be modelled yet is kept as skipped with the
+// reason, one that cannot run as failed. One PredictionCache serves every row.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "exec/cost_cache.hpp"
+#include "rapidllm/predict.hpp"
 #include "validate/validation_case.hpp"
 
 namespace rapidllm::validate {
@@ -17,10 +18,10 @@ struct CaseInputs {
   std::string config_dir;  // configs/ (hardware/*.yaml)
 };
 
-[[nodiscard]] std::vector<CaseResult> training_cases(const CaseInputs& in, exec::CostCache& costs);
-[[nodiscard]] std::vector<CaseResult> inference_cases(const CaseInputs& in, exec::CostCache& costs);
+[[nodiscard]] std::vector<CaseResult> training_cases(const CaseInputs& in, PredictionCache& cache);
+[[nodiscard]] std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& cache);
 [[nodiscard]] std::vector<CaseResult> collective_cases(const CaseInputs& in);
-[[nodiscard]] std::vector<CaseResult> memory_cases(const CaseInputs& in, exec::CostCache& costs);
+[[nodiscard]] std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cache);
 
 // Every file's cases, optionally only the sources whose short name contains `source`.
 [[nodiscard]] std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& source = "");

@@ -2,9 +2,9 @@
 // network, compared on nccl-tests bus bandwidth.
 #include <fmt/format.h>
 
-#include "network/analytical_collectives.hpp"
-#include "network/rank_layout.hpp"
+#include "rapidllm/collective.hpp"
 #include "rapidllm/error.hpp"
+#include "rapidllm/predict.hpp"
 #include "validate/cases.hpp"
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
@@ -54,10 +54,14 @@ std::vector<CaseResult> collective_cases(const CaseInputs& in) {
       hw->execution.collectives[CollectiveOp::all_reduce] = CollectiveAlgorithm::nvls;
     }
     try {
-      const auto spans = network::lay_out_ranks(hw->network, static_cast<int>(*gpus));
-      c.predicted = network::estimate_collective(CollectiveOp::all_reduce, *size, spans, hw->execution).busbw_bytes_per_s;
+      const CollectiveRequest request{.op = CollectiveOp::all_reduce,
+                                      .bytes = *size,
+                                      .ranks = static_cast<int>(*gpus),
+                                      .dimension = std::nullopt,
+                                      .backend = NetworkBackend::analytical};
+      c.predicted = run_collective(*hw, request).busbw_bytes_per_s;
       c.status = CaseStatus::compared;
-    } catch (const Error& e) {
+    } catch (const InfeasibleError& e) {  // a collective the device's network cannot run
       c.status = CaseStatus::failed;
       c.reason = e.what();
     }
@@ -67,11 +71,11 @@ std::vector<CaseResult> collective_cases(const CaseInputs& in) {
 }
 
 std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& source) {
-  exec::CostCache costs;
-  std::vector<CaseResult> cases = training_cases(in, costs);
-  for (auto& c : inference_cases(in, costs)) cases.push_back(std::move(c));
+  PredictionCache cache;
+  std::vector<CaseResult> cases = training_cases(in, cache);
+  for (auto& c : inference_cases(in, cache)) cases.push_back(std::move(c));
   for (auto& c : collective_cases(in)) cases.push_back(std::move(c));
-  for (auto& c : memory_cases(in, costs)) cases.push_back(std::move(c));
+  for (auto& c : memory_cases(in, cache)) cases.push_back(std::move(c));
   if (source.empty()) return cases;
   std::vector<CaseResult> kept;
   for (auto& c : cases) {

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "exec/inference_predictor.hpp"
 #include "rapidllm/error.hpp"
+#include "rapidllm/predict.hpp"
 #include "validate/cases.hpp"
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
@@ -20,11 +20,6 @@ bool has(const std::string& s, const char* needle) {
   std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return l.find(needle) != std::string::npos;
 }
-
-struct Scenario {
-  HardwareSpec hw;
-  LlmModelSpec model;
-};
 
 std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::string& reason) {
   if (r.number("moe_experts").value_or(1) > 1) {
@@ -46,8 +41,8 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
     reason = "in-flight batching with an engine-chosen, unpublished batch size needs a steady-state batching model";
     return std::nullopt;
   }
-  Scenario s{*hw, {}};
-  LlmModelSpec& m = s.model;
+  Scenario s{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt};
+  LlmModelSpec& m = std::get<LlmModelSpec>(s.model.workload);
   m.run_type = RunType::inference;
   m.model_type = "llama";  // every modelled row is a Llama-family model (SwiGLU, RMSNorm, RoPE)
   m.num_layers = static_cast<int>(*r.number("layers"));
@@ -62,22 +57,32 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   const auto input = static_cast<std::int64_t>(*r.number("input_len"));
   m.decode_len = static_cast<std::int64_t>(*r.number("output_len"));
   m.seq_len = input + m.decode_len;
-  s.hw.parallelism.tp = static_cast<int>(*r.number("tp"));
-  s.hw.parallelism.pp = static_cast<int>(r.number("pp").value_or(1));
-  s.hw.parallelism.tp_sp = false;  // inference engines all-reduce
+  s.hardware.parallelism.tp = static_cast<int>(*r.number("tp"));
+  s.hardware.parallelism.pp = static_cast<int>(r.number("pp").value_or(1));
+  s.hardware.parallelism.tp_sp = false;  // inference engines all-reduce
   // FP8 weights where the GPU has FP8 tensor cores ("FP16/BF16 on A100; FP8 on H100").
   // A hedged claim ("possibly FP8 (unverified)") is not read as FP8: the 16-bit default stands.
   const std::string weights = r.text("weight_dtype");
   const bool stated_fp8 = has(weights, "fp8") && !has(weights, "possibly") && !has(weights, "unverified");
-  if (stated_fp8 && s.hw.core.peak_flops_per_s(DType::fp8)) {
-    s.hw.sw.precision.matmul = Precision{1.0, DType::fp8};
+  if (stated_fp8 && s.hardware.core.peak_flops_per_s(DType::fp8)) {
+    s.hardware.sw.precision.matmul = Precision{1.0, DType::fp8};
   }
   return s;
 }
 
+// The row's inference prediction, or nullopt with `reason` when it cannot run.
+std::optional<InferencePrediction> predict_row(const Scenario& s, PredictionCache& cache, std::string& reason) {
+  Result result = predict(s, {.cache = &cache});
+  if (!result.ok()) {
+    reason = result.message;
+    return std::nullopt;
+  }
+  return std::get<InferencePrediction>(std::move(result.prediction));
+}
+
 }  // namespace
 
-std::vector<CaseResult> inference_cases(const CaseInputs& in, exec::CostCache& costs) {
+std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& cache) {
   std::vector<CaseResult> out;
   for (const auto& r : read_csv(in.data_dir + "/inference.csv")) {
     CaseResult base;
@@ -106,17 +111,17 @@ std::vector<CaseResult> inference_cases(const CaseInputs& in, exec::CostCache& c
     bool waves = false;
     if (s) {
       try {
-        p = exec::predict_inference(s->hw, s->model, base.row_id, &costs);
+        p = predict_row(*s, cache, reason);
         // Online serving at fixed concurrency: each request's prefill runs as it arrives,
         // so its time to first token is a batch-1 prefill; decode steps batch them all.
-        if (!r.text("concurrency").empty()) {
-          LlmModelSpec one = s->model;
-          one.global_batch_size = 1;
-          single = exec::predict_inference(s->hw, one, base.row_id, &costs);
+        if (p && !r.text("concurrency").empty()) {
+          Scenario one = *s;
+          std::get<LlmModelSpec>(one.model.workload).global_batch_size = 1;
+          single = predict_row(one, cache, reason);
         }
         // A static batch whose KV cache does not fit is run in waves by the engine.
-        waves = r.text("concurrency").empty() && !p->memory.fits();
-      } catch (const Error& e) {
+        waves = p && r.text("concurrency").empty() && !p->memory.fits();
+      } catch (const ConfigError& e) {  // an architecture the models do not cover
         reason = e.what();
       }
     }

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "exec/training_predictor.hpp"
 #include "rapidllm/error.hpp"
+#include "rapidllm/predict.hpp"
 #include "validate/cases.hpp"
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
@@ -32,7 +32,7 @@ double category(const MemoryBreakdown& m, const std::string& name) {
 
 }  // namespace
 
-std::vector<CaseResult> memory_cases(const CaseInputs& in, exec::CostCache& costs) {
+std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cache) {
   std::vector<CaseResult> out;
   for (const auto& r : read_csv(in.data_dir + "/memory.csv")) {
     CaseResult c;
@@ -92,16 +92,23 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, exec::CostCache& cost
       hw->sw.precision.parameters = Precision{4.0, DType::fp32};
       hw->sw.precision.master_parameters_bytes = 0.0;
     }
+    const Scenario s{std::move(*hw), ModelSpec{{}, m}, c.row_id, std::nullopt};
     try {
-      const TrainingPrediction pred = exec::predict_training(*hw, m, c.row_id, &costs);
-      const MemoryBreakdown& first = pred.stage_memory.front();
-      if (c.metric == "peak_memory_bytes") c.predicted = pred.memory.total_bytes;
-      if (c.metric == "activation_bytes_first_stage") c.predicted = category(first, "activations");
-      if (c.metric == "static_bytes_first_stage") {
-        c.predicted = category(first, "weights") + category(first, "gradients") + category(first, "optimizer_states");
+      const Result result = predict(s, {.cache = &cache});
+      if (result.ok()) {
+        const auto& pred = std::get<TrainingPrediction>(result.prediction);
+        const MemoryBreakdown& first = pred.stage_memory.front();
+        if (c.metric == "peak_memory_bytes") c.predicted = pred.memory.total_bytes;
+        if (c.metric == "activation_bytes_first_stage") c.predicted = category(first, "activations");
+        if (c.metric == "static_bytes_first_stage") {
+          c.predicted = category(first, "weights") + category(first, "gradients") + category(first, "optimizer_states");
+        }
+        c.status = CaseStatus::compared;
+      } else {
+        c.status = CaseStatus::failed;
+        c.reason = result.message;
       }
-      c.status = CaseStatus::compared;
-    } catch (const Error& e) {
+    } catch (const ConfigError& e) {  // an architecture the models do not cover
       c.status = CaseStatus::failed;
       c.reason = e.what();
     }

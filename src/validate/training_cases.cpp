@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "exec/training_predictor.hpp"
 #include "rapidllm/error.hpp"
+#include "rapidllm/predict.hpp"
 #include "validate/cases.hpp"
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
@@ -20,11 +20,6 @@ std::string lower(std::string s) {
   return s;
 }
 bool has(const std::string& s, const char* needle) { return lower(s).find(needle) != std::string::npos; }
-
-struct Scenario {
-  HardwareSpec hw;
-  LlmModelSpec model;
-};
 
 // Megatron-LM's num_floating_point_operations (the convention behind its README's
 // TFLOP/s): 12 B s L h^2 ((1 + g/a + s/h) + f/h x (3 if gated else 2)/2 + V/(2 L h)).
@@ -65,8 +60,8 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
       return std::nullopt;
     }
   }
-  Scenario s{*hw, {}};
-  LlmModelSpec& m = s.model;
+  Scenario s{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt};
+  LlmModelSpec& m = std::get<LlmModelSpec>(s.model.workload);
   m.run_type = RunType::training;
   m.model_type = has(arch, "swiglu") ? "llama" : "gpt";
   m.num_layers = static_cast<int>(*r.number("layers"));
@@ -81,7 +76,7 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   // FlashAttention everywhere since 2022; the 2020 Megatron-LM tables predate it.
   m.attention.use_flash_attention = !has(r.text("framework"), "2020");
 
-  ParallelismSpec& p = s.hw.parallelism;
+  ParallelismSpec& p = s.hardware.parallelism;
   p.tp = static_cast<int>(*r.number("tp"));
   p.pp = static_cast<int>(*r.number("pp"));
   p.dp = static_cast<int>(*r.number("dp"));
@@ -95,20 +90,21 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   // NeMo and Megatron-Core run their H100 performance recipes with tp_comm_overlap: the
   // sequence-parallel all-gathers and reduce-scatters are split and pipelined under the TP
   // GEMMs (Transformer Engine userbuffers).
-  if (megatron && p.tp_sp) s.hw.network.overlap.tp_sp_overlap = 1.0;
+  if (megatron && p.tp_sp) s.hardware.network.overlap.tp_sp_overlap = 1.0;
   // Megatron-LM's default micro-batch is 1; rows that do not state one are read so.
   p.micro_batch_size = static_cast<int>(r.number("micro_batch").value_or(1));
   const std::string zero = r.text("zero_fsdp");
-  s.hw.sw.dp_zero_stage = has(zero, "distributed optimizer") ? 1
-                          : has(zero, "shard_grad_op")       ? 2
-                          : has(zero, "fsdp")                ? 3
-                                                             : 0;
+  s.hardware.sw.dp_zero_stage = has(zero, "distributed optimizer") ? 1
+                                : has(zero, "shard_grad_op")       ? 2
+                                : has(zero, "fsdp")                ? 3
+                                                                   : 0;
   const std::string rc = lower(r.text("recompute"));
-  s.hw.sw.recompute = rc.rfind("full", 0) == 0        ? ActivationRecompute::full
-                      : rc.rfind("none", 0) == 0 && rc.find("selective") == std::string::npos ? ActivationRecompute::none
-                                                                                           : ActivationRecompute::selective;
+  s.hardware.sw.recompute = rc.rfind("full", 0) == 0 ? ActivationRecompute::full
+                            : rc.rfind("none", 0) == 0 && rc.find("selective") == std::string::npos
+                                ? ActivationRecompute::none
+                                : ActivationRecompute::selective;
   if (has(r.text("precision"), "fp8") || has(r.text("precision"), "float8")) {
-    s.hw.sw.precision.matmul = Precision{1.0, DType::fp8};
+    s.hardware.sw.precision.matmul = Precision{1.0, DType::fp8};
   }
   const long long gpus = 1LL * p.tp * p.pp * p.dp * p.cp;
   if (auto n = r.number("num_gpus"); n && static_cast<long long>(*n) != gpus) {
@@ -118,7 +114,7 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   return s;
 }
 
-CaseResult compare(const CsvRow& r, const CaseInputs& in, exec::CostCache& costs) {
+CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache) {
   CaseResult c;
   c.row_id = r.text("row_id");
   c.source = source_name(r.text("source"));
@@ -149,13 +145,21 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, exec::CostCache& costs
     return c;
   }
   try {
-    const TrainingPrediction p = exec::predict_training(s->hw, s->model, c.row_id, &costs);
+    const Result result = predict(*s, {.cache = &cache});
+    if (!result.ok()) {
+      c.status = CaseStatus::failed;
+      c.reason = result.message;
+      return c;
+    }
+    const auto& p = std::get<TrainingPrediction>(result.prediction);
     if (c.metric == "step_time_s") c.predicted = p.step_time_s;
     if (c.metric == "tokens_per_s") c.predicted = p.tokens_per_s;
     if (c.metric == "tokens_per_s_per_gpu") c.predicted = p.tokens_per_s / p.num_gpus;
-    if (c.metric == "tflops_per_gpu") c.predicted = megatron_flops(s->model) / p.step_time_s / p.num_gpus / 1e12;
+    if (c.metric == "tflops_per_gpu") {
+      c.predicted = megatron_flops(std::get<LlmModelSpec>(s->model.workload)) / p.step_time_s / p.num_gpus / 1e12;
+    }
     c.status = CaseStatus::compared;
-  } catch (const Error& e) {
+  } catch (const ConfigError& e) {  // an architecture the models do not cover
     c.status = CaseStatus::failed;
     c.reason = e.what();
   }
@@ -164,9 +168,9 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, exec::CostCache& costs
 
 }  // namespace
 
-std::vector<CaseResult> training_cases(const CaseInputs& in, exec::CostCache& costs) {
+std::vector<CaseResult> training_cases(const CaseInputs& in, PredictionCache& cache) {
   std::vector<CaseResult> out;
-  for (const auto& row : read_csv(in.data_dir + "/training.csv")) out.push_back(compare(row, in, costs));
+  for (const auto& row : read_csv(in.data_dir + "/training.csv")) out.push_back(compare(row, in, cache));
   return out;
 }
 

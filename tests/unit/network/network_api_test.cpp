@@ -25,7 +25,7 @@ NetworkDimension nvswitch() {
 TEST(NetworkApi, AnalyticalAnswersAsTheClosedForms) {
   const NetworkDimension d = nvswitch();
   const ExecutionBackendSpec exec;
-  const auto net = analytical_network(exec);
+  const auto net = make_network(NetworkBackend::analytical, NetworkSpec{}, exec);
   const std::vector<GroupSpan> group{GroupSpan{&d, 8}};
   EXPECT_DOUBLE_EQ(net->collective(CollectiveOp::all_reduce, 1e9, group).time_s,
                    estimate_collective(CollectiveOp::all_reduce, 1e9, group, exec).time_s);
@@ -35,7 +35,7 @@ TEST(NetworkApi, AnalyticalAnswersAsTheClosedForms) {
 TEST(NetworkApi, SubmissionsCompleteInTimeOrderAndMayChain) {
   const NetworkDimension d = nvswitch();
   const ExecutionBackendSpec exec;
-  const auto net = analytical_network(exec);
+  const auto net = make_network(NetworkBackend::analytical, NetworkSpec{}, exec);
   const std::vector<GroupSpan> group{GroupSpan{&d, 8}};
   const double big = net->collective(CollectiveOp::all_gather, 1e9, group).time_s;
   const double small = net->message_s(d, 1e3);
@@ -59,7 +59,7 @@ TEST(NetworkApi, FlowAnswersAsTheFlowBackendAndCaches) {
   NetworkSpec spec;
   spec.dimensions = {nvswitch()};
   const ExecutionBackendSpec exec;
-  const auto net = flow_network(spec, exec);
+  const auto net = make_network(NetworkBackend::flow, spec, exec);
   const std::vector<GroupSpan> group{GroupSpan{&spec.dimensions[0], 8}};
   const double t = net->collective(CollectiveOp::all_reduce, 256e6, group).time_s;
   EXPECT_DOUBLE_EQ(t, run_collective(NetworkBackend::flow, CollectiveOp::all_reduce, 256e6, group, spec, exec).time_s);

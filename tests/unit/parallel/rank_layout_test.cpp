@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "network/rank_layout.hpp"
+#include "parallel/placement.hpp"
 #include "rapidllm/error.hpp"
 
-namespace rapidllm::network {
+namespace rapidllm::parallel {
 namespace {
 
 NetworkSpec dgx_cluster() {
@@ -49,4 +49,4 @@ TEST(RankLayout, NamedDimensionAndErrors) {
 }
 
 }  // namespace
-}  // namespace rapidllm::network
+}  // namespace rapidllm::parallel

@@ -1,0 +1,75 @@
+// The prediction entry points of the public facade: one scenario's time, memory and energy,
+// and one collective on a hardware's network. A scenario that cannot run (attention heads
+// not divisible by TP, more ranks than the network holds) comes back as a Result with
+// status `infeasible`, not as an exception: a sweep or a validation table keeps it as a row.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "rapidllm/collective.hpp"
+#include "rapidllm/gemm_prediction.hpp"
+#include "rapidllm/hardware_spec.hpp"
+#include "rapidllm/llm_prediction.hpp"
+#include "rapidllm/network_backend.hpp"
+#include "rapidllm/scenario.hpp"
+
+namespace rapidllm {
+
+enum class PredictStatus { ok, infeasible };
+
+struct Result {
+  PredictStatus status = PredictStatus::ok;
+  std::string message;  // why the scenario cannot run; empty when ok
+  // What the workload predicts (LLM training, LLM inference, GEMM); monostate when infeasible.
+  std::variant<std::monostate, TrainingPrediction, InferencePrediction, GemmPrediction> prediction;
+
+  [[nodiscard]] bool ok() const { return status == PredictStatus::ok; }
+};
+
+struct PredictOptions;
+
+// Kernel costs kept across predictions: the GEMM tile search is the expensive part of a
+// prediction, and predictions on one device ask for the same shapes again and again. Keyed
+// by every hardware field the kernel models read, so one cache serves any mix of scenarios.
+// Not thread-safe: one per thread. A moved-from cache may only be assigned or destroyed.
+class PredictionCache {
+ public:
+  PredictionCache();
+  ~PredictionCache();
+  PredictionCache(PredictionCache&& other) noexcept;
+  PredictionCache& operator=(PredictionCache&& other) noexcept;
+  PredictionCache(const PredictionCache&) = delete;
+  PredictionCache& operator=(const PredictionCache&) = delete;
+
+ private:
+  friend Result predict(const Scenario& scenario, const PredictOptions& options);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct PredictOptions {
+  PredictionCache* cache = nullptr;  // nullptr = a cache of this prediction's own
+};
+
+// GEMM workloads run in scenario.gemm_dtype; LLM workloads predict one training step or
+// one inference run, as model.run_type says. Throws ConfigError for a workload the models
+// do not cover yet (e.g. mixture-of-experts).
+[[nodiscard]] Result predict(const Scenario& scenario, const PredictOptions& options = {});
+
+struct CollectiveRequest {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0.0;  // nccl-tests size: the per-rank buffer
+  int ranks = 1;
+  // All ranks in this network dimension; absent = across the dimensions, innermost first.
+  std::optional<std::string> dimension;
+  NetworkBackend backend = NetworkBackend::analytical;
+};
+
+// One collective on the hardware's network (nccl-tests size, algbw, busbw). Throws
+// InfeasibleError when the ranks do not fit the network or do not divide evenly over it.
+[[nodiscard]] CollectiveEstimate run_collective(const HardwareSpec& hardware, const CollectiveRequest& request);
+
+}  // namespace rapidllm

@@ -1,0 +1,29 @@
+// Renders the facade's results exactly as the command line prints them: every report
+// starts with the tool version, the schema version and the hash of the resolved
+// configuration that produced it (DESIGN.md: reproducible outputs). JSON ends with a newline.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rapidllm/config.hpp"
+#include "rapidllm/output_format.hpp"
+#include "rapidllm/predict.hpp"
+
+namespace rapidllm {
+
+// A training, inference or GEMM prediction of `scenario`. An infeasible result has
+// nothing to render: throws InfeasibleError with its message.
+[[nodiscard]] std::string render_prediction(const Result& result, const Scenario& scenario, OutputFormat format);
+
+[[nodiscard]] std::string render_collective(const CollectiveEstimate& estimate, const CollectiveRequest& request,
+                                            const HardwareSpec& hardware, OutputFormat format);
+
+// `rapidllm config list`: key path, file, type, unit, default and meaning of each setting.
+[[nodiscard]] std::string render_settings(const std::vector<SettingInfo>& settings, OutputFormat format);
+
+// Writes `text` to `path` whole (temp file + rename, so a failed run never leaves half a
+// result behind), or to stdout when path is empty or "-". Throws Error on I/O failure.
+void write_output(const std::string& text, const std::string& path);
+
+}  // namespace rapidllm

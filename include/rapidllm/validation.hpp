@@ -1,0 +1,41 @@
+// `rapidllm validate`: every published measurement in the ground-truth files predicted
+// from a shipped device config and compared, and the per-source error tables.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "rapidllm/output_format.hpp"
+
+namespace rapidllm {
+
+namespace detail {
+struct ValidationCases;
+}  // namespace detail
+
+class ValidationRun;
+
+// The cases of the CSV files in data_dir (devices from configs_dir/hardware), only the
+// sources whose short name contains source_filter when it is not empty. A row that cannot
+// be modelled is kept as skipped or failed, with the reason. Throws Error when a file
+// cannot be read.
+[[nodiscard]] ValidationRun run_validation(const std::string& data_dir, const std::string& configs_dir,
+                                           const std::string& source_filter = "");
+
+// The per-source summary, and with list_cases every case (table only; JSON and CSV always
+// hold every case).
+[[nodiscard]] std::string render_validation(const ValidationRun& run, OutputFormat format, bool list_cases);
+
+// What one run compared; opaque, so the facade does not expose validate/'s types.
+class ValidationRun {
+ private:
+  explicit ValidationRun(std::shared_ptr<const detail::ValidationCases> cases) : cases_(std::move(cases)) {}
+  friend ValidationRun run_validation(const std::string& data_dir, const std::string& configs_dir,
+                                      const std::string& source_filter);
+  friend std::string render_validation(const ValidationRun& run, OutputFormat format, bool list_cases);
+
+  std::shared_ptr<const detail::ValidationCases> cases_;
+};
+
+}  // namespace rapidllm

@@ -1,0 +1,13 @@
+#include "network/backend.hpp"
+#include "parallel/placement.hpp"
+#include "rapidllm/predict.hpp"
+
+namespace rapidllm {
+
+CollectiveEstimate run_collective(const HardwareSpec& hardware, const CollectiveRequest& request) {
+  const auto spans = parallel::lay_out_ranks(hardware.network, request.ranks, request.dimension);
+  return network::run_collective(request.backend, request.op, request.bytes, spans, hardware.network,
+                                 hardware.execution);
+}
+
+}  // namespace rapidllm

@@ -1,0 +1,41 @@
+#include "rapidllm/predict.hpp"
+
+#include "api/execution_note.hpp"
+#include "api/prediction_cache_impl.hpp"
+#include "exec/gemm_predictor.hpp"
+#include "exec/inference_predictor.hpp"
+#include "exec/training_predictor.hpp"
+#include "rapidllm/error.hpp"
+
+namespace rapidllm {
+
+namespace {
+
+// The workload's prediction; throws InfeasibleError when the scenario cannot run.
+decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::CostCache* costs) {
+  const HardwareSpec& hardware = scenario.hardware;
+  if (const auto* gemm = std::get_if<GemmModelSpec>(&scenario.model.workload)) {
+    return exec::predict_gemm(hardware, *gemm, scenario.gemm_dtype.value_or(hardware.sw.precision.tensor_format.dtype));
+  }
+  const auto& llm = std::get<LlmModelSpec>(scenario.model.workload);
+  if (llm.run_type == RunType::training) return exec::predict_training(hardware, llm, scenario.model_file, costs);
+  return exec::predict_inference(hardware, llm, scenario.model_file, costs);
+}
+
+}  // namespace
+
+Result predict(const Scenario& scenario, const PredictOptions& options) {
+  detail::note_execution_backend(scenario.hardware);
+  Result result;
+  try {
+    result.prediction = predict_workload(scenario, options.cache != nullptr ? &options.cache->impl_->costs : nullptr);
+  } catch (const InfeasibleError& e) {
+    // A point that cannot run is a result, not a failure; ConfigError (a workload the
+    // models do not cover) propagates.
+    result.status = PredictStatus::infeasible;
+    result.message = e.what();
+  }
+  return result;
+}
+
+}  // namespace rapidllm

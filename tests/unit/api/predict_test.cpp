@@ -1,0 +1,105 @@
+// predict(): dispatch by workload, the same numbers as the predictors it calls, infeasible
+// points as a status, and the kernel-cost cache.
+#include <utility>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "api_fixtures.hpp"
+#include "exec/gemm_predictor.hpp"
+#include "exec/inference_predictor.hpp"
+#include "exec/training_predictor.hpp"
+#include "rapidllm/error.hpp"
+#include "rapidllm/predict.hpp"
+
+namespace rapidllm {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::shipped_scenario;
+using testing::source_path;
+
+const LlmModelSpec& llm_of(const Scenario& s) { return std::get<LlmModelSpec>(s.model.workload); }
+
+TEST(Predict, TrainingEqualsTheTrainingPredictor) {
+  const Scenario s = shipped_scenario("H100_SXM5_80GB", "llama3.1-8b");
+  const Result r = predict(s);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.status, PredictStatus::ok);
+  EXPECT_TRUE(r.message.empty());
+  const auto* p = std::get_if<TrainingPrediction>(&r.prediction);
+  ASSERT_NE(p, nullptr);
+  const TrainingPrediction direct = exec::predict_training(s.hardware, llm_of(s), s.model_file);
+  EXPECT_EQ(p->step_time_s, direct.step_time_s);
+  EXPECT_EQ(p->energy.energy_j, direct.energy.energy_j);
+  EXPECT_EQ(p->memory.total_bytes, direct.memory.total_bytes);
+}
+
+TEST(Predict, InferenceEqualsTheInferencePredictor) {
+  const Scenario s = load_scenario(source_path("tests/data/rapid-llm-reference/hardware/a100_80GB.yaml"),
+                                   source_path("tests/data/rapid-llm-reference/model/Llama2-7B_inf.yaml"));
+  const Result r = predict(s);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const auto* p = std::get_if<InferencePrediction>(&r.prediction);
+  ASSERT_NE(p, nullptr);
+  const InferencePrediction direct = exec::predict_inference(s.hardware, llm_of(s), s.model_file);
+  EXPECT_EQ(p->prefill_time_s, direct.prefill_time_s);
+  EXPECT_EQ(p->total_time_s, direct.total_time_s);
+}
+
+TEST(Predict, GemmRunsInTheScenarioDtypeElseTheTensorFormat) {
+  Scenario s{shipped_scenario("H100_SXM5_80GB", "llama3.1-8b").hardware,
+             ModelSpec{"test", GemmModelSpec{4096, 4096, 4096, false, ShardAxis::row}}, "", std::nullopt};
+  const Result by_default = predict(s);
+  ASSERT_TRUE(by_default.ok()) << by_default.message;
+  const auto& p = std::get<GemmPrediction>(by_default.prediction);
+  EXPECT_EQ(p.dtype, s.hardware.sw.precision.tensor_format.dtype);
+  EXPECT_EQ(p.time_s, exec::predict_gemm(s.hardware, std::get<GemmModelSpec>(s.model.workload), p.dtype).time_s);
+
+  s.gemm_dtype = DType::fp8;
+  const Result fp8 = predict(s);
+  ASSERT_TRUE(fp8.ok()) << fp8.message;
+  EXPECT_EQ(std::get<GemmPrediction>(fp8.prediction).dtype, DType::fp8);
+  EXPECT_LT(std::get<GemmPrediction>(fp8.prediction).time_s, p.time_s);
+}
+
+TEST(Predict, AnInfeasiblePointIsAStatusNotAnException) {
+  // llama2-7b has 32 attention heads: tensor parallelism over 3 ranks cannot split them.
+  const Scenario s = shipped_scenario("H100_SXM5_80GB", "llama2-7b", {"parallelism.tp=3"});
+  Result r;
+  EXPECT_NO_THROW(r = predict(s));
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.status, PredictStatus::infeasible);
+  EXPECT_THAT(r.message, HasSubstr("tp = 3"));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(r.prediction));
+}
+
+TEST(Predict, AWorkloadNotModelledStillThrowsConfigError) {
+  const Scenario s = load_scenario(source_path("tests/data/rapid-llm-reference/hardware/H100_SXM5_80GB_moe.yaml"),
+                                   source_path("tests/data/rapid-llm-reference/model/DeepSeekV3.yaml"));
+  EXPECT_THROW((void)predict(s), ConfigError);
+}
+
+TEST(Predict, AReusedCacheGivesIdenticalResults) {
+  const Scenario a = shipped_scenario("H100_SXM5_80GB", "llama3.1-8b");
+  const Scenario b = shipped_scenario("H100_SXM5_80GB", "llama3.1-8b", {"parallelism.tp=2"});
+  PredictionCache cache;
+  const Result a_cached = predict(a, {.cache = &cache});
+  const Result b_cached = predict(b, {.cache = &cache});  // the same device: costs reused
+  const Result a_again = predict(a, {.cache = &cache});
+  ASSERT_TRUE(a_cached.ok() && b_cached.ok() && a_again.ok());
+  const double a_step = std::get<TrainingPrediction>(predict(a).prediction).step_time_s;
+  const double b_step = std::get<TrainingPrediction>(predict(b).prediction).step_time_s;
+  EXPECT_EQ(std::get<TrainingPrediction>(a_cached.prediction).step_time_s, a_step);
+  EXPECT_EQ(std::get<TrainingPrediction>(b_cached.prediction).step_time_s, b_step);
+  EXPECT_EQ(std::get<TrainingPrediction>(a_again.prediction).step_time_s, a_step);
+
+  // The cache moves with its contents (one per worker thread, handed over).
+  PredictionCache moved = std::move(cache);
+  const Result after_move = predict(b, {.cache = &moved});
+  ASSERT_TRUE(after_move.ok());
+  EXPECT_EQ(std::get<TrainingPrediction>(after_move.prediction).step_time_s, b_step);
+}
+
+}  // namespace
+}  // namespace rapidllm
