@@ -65,5 +65,37 @@ TEST(Placement, ErrorsNameTheProblem) {
   EXPECT_THROW(Placement(odd, Degrees{3, 1, 1, 4, 1}), InfeasibleError);  // 3 x 4 misaligns with 8
 }
 
+// lay_out_ranks: a communicator of N consecutive ranks (the collective command).
+TEST(RankLayout, FillsTheInnerDimensionFirst) {
+  const NetworkSpec n = dgx();
+  auto laid = lay_out_ranks(n, 64);
+  ASSERT_EQ(laid.size(), 2u);
+  EXPECT_EQ(laid[0].dimension->id, "nvlink");
+  EXPECT_EQ(laid[0].ranks, 8);
+  EXPECT_EQ(laid[1].dimension->id, "ib");
+  EXPECT_EQ(laid[1].ranks, 8);
+}
+
+TEST(RankLayout, FewRanksStayInside) {
+  const NetworkSpec n = dgx();
+  auto laid = lay_out_ranks(n, 4);
+  ASSERT_EQ(laid.size(), 1u);
+  EXPECT_EQ(laid[0].ranks, 4);
+  EXPECT_EQ(lay_out_ranks(n, 1).size(), 1u);
+}
+
+TEST(RankLayout, NamedDimensionAndErrors) {
+  const NetworkSpec n = dgx();
+  auto laid = lay_out_ranks(n, 16, std::string("ib"));
+  ASSERT_EQ(laid.size(), 1u);
+  EXPECT_EQ(laid[0].dimension->id, "ib");
+  EXPECT_THROW((void)lay_out_ranks(n, 16, std::string("nvlink")), InfeasibleError);  // size 8
+  EXPECT_THROW((void)lay_out_ranks(n, 12), InfeasibleError);  // not whole nodes of 8
+  EXPECT_THROW((void)lay_out_ranks(n, 8, std::string("nvswitch")), InfeasibleError);
+  NetworkSpec fixed = n;
+  fixed.dimensions[1].size = {4};
+  EXPECT_THROW((void)lay_out_ranks(fixed, 64), InfeasibleError);  // 8 x 4 = 32 max
+}
+
 }  // namespace
 }  // namespace rapidllm::parallel
