@@ -17,7 +17,8 @@ double exposed_comm_s(double comm_s, double window_s, double fraction) {
 }
 
 GraphCost AnalyticalExecutor::run(const model::OpGraph& g) {
-  GraphCost out = schedule_free_cost(g, coster_, comms_, comm_s_, comm_j_);
+  thread_local std::vector<double> comm_s;  // scratch: one entry per comm op
+  GraphCost out = schedule_free_cost(g, coster_, comms_, &comm_s);
   for (const model::Pass pass : {model::Pass::forward, model::Pass::backward}) {
     const bool forward = pass == model::Pass::forward;
     auto& shown = forward ? out.forward_comm_s : out.backward_comm_s;
@@ -29,7 +30,7 @@ GraphCost AnalyticalExecutor::run(const model::OpGraph& g) {
       const model::CommOp& c = g.comms()[n.index];
       const auto rule = static_cast<std::size_t>(c.hidden_under);
       const auto purpose = static_cast<std::size_t>(c.purpose);
-      sums[rule][purpose] += comm_s_[n.index];
+      sums[rule][purpose] += comm_s[n.index];
       fraction[rule][purpose] = c.overlap;
     }
     const double compute = forward ? out.compute.forward_total() : out.compute.backward_total();

@@ -2,7 +2,16 @@
 
 namespace rapidllm::exec {
 
-CommCosts::Cost CommCosts::cost(const model::CommOp& op) const {
+CommCosts::Cost CommCosts::cost(const model::CommOp& op) {
+  for (const Known& k : known_) {
+    if (k.op == op.op && k.group == op.group && k.bytes == op.bytes) return k.cost;
+  }
+  const Cost c = compute_cost(op);
+  known_.push_back(Known{op.op, op.group, op.bytes, c});
+  return c;
+}
+
+CommCosts::Cost CommCosts::compute_cost(const model::CommOp& op) const {
   if (op.bytes <= 0.0) return {};
   if (is_message(op)) {  // one message to the neighbouring rank (pipeline stages)
     const NetworkDimension* d = placement_.neighbour_dimension(op.group);

@@ -13,14 +13,17 @@ namespace rapidllm::exec {
 class CommCosts {
  public:
   CommCosts(const parallel::Placement& placement, network::NetworkApi& network)
-      : placement_(placement), network_(network) {}
+      : placement_(placement), network_(network) {
+    known_.reserve(16);
+  }
 
   struct Cost {
     double time_s = 0.0;
     double energy_j = 0.0;  // per rank: a collective's energy over its group size; a message's own
   };
-  // Zero for a group of one rank or no bytes.
-  [[nodiscard]] Cost cost(const model::CommOp& op) const;
+  // Zero for a group of one rank or no bytes. Remembered per (op, group, bytes): a layer
+  // asks for the same exchange in both passes and its neighbours.
+  [[nodiscard]] Cost cost(const model::CommOp& op);
   // Event-driven: start `op` at `start_s`, `done(end_s)` when it completes (at once for a
   // group of one rank).
   void submit(double start_s, const model::CommOp& op, network::NetworkApi::Done done) const;
@@ -30,9 +33,18 @@ class CommCosts {
 
  private:
   [[nodiscard]] static bool is_message(const model::CommOp& op) { return op.op == CollectiveOp::send_recv; }
+  [[nodiscard]] Cost compute_cost(const model::CommOp& op) const;
+
+  struct Known {
+    CollectiveOp op;
+    Parallelism group;
+    double bytes;
+    Cost cost;
+  };
 
   const parallel::Placement& placement_;
   network::NetworkApi& network_;
+  std::vector<Known> known_;  // a prediction asks for a handful of distinct ops: a list is fastest
 };
 
 }  // namespace rapidllm::exec

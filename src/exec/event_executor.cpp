@@ -156,7 +156,7 @@ bool has_pass(const model::OpGraph& g, model::Pass pass) {
 }  // namespace
 
 GraphCost EventExecutor::run(const model::OpGraph& g) {
-  GraphCost out = schedule_free_cost(g, coster_, comms_, comm_s_, comm_j_);
+  GraphCost out = schedule_free_cost(g, coster_, comms_, nullptr);
   std::vector<compute::OpTime> op_times;
   op_times.reserve(g.ops().size());
   for (const auto& op : g.ops()) op_times.push_back(coster_.time(op));

@@ -26,13 +26,11 @@ class Executor {
 
   [[nodiscard]] virtual GraphCost run(const model::OpGraph& graph) = 0;
   // A step-level communication op alone (pipeline sends, gradient synchronisation).
-  [[nodiscard]] CommCosts::Cost comm(const model::CommOp& op) const { return comms_.cost(op); }
+  [[nodiscard]] CommCosts::Cost comm(const model::CommOp& op) { return comms_.cost(op); }
 
  protected:
   compute::OpCoster& coster_;
   CommCosts& comms_;
-  std::vector<double> comm_s_;  // scratch, reused across graphs
-  std::vector<double> comm_j_;
 };
 
 // Each pass: compute plus communication, where a group of ops hidden under `pass_compute`

@@ -53,30 +53,25 @@ GraphCost GraphCost::scaled(double f) const {
 }
 
 GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& coster, CommCosts& comms,
-                             std::vector<double>& comm_s, std::vector<double>& comm_j) {
+                             std::vector<double>* comm_s) {
   GraphCost out;
   out.compute = cost_ops(coster, graph.ops());
+  if (comm_s != nullptr) comm_s->assign(graph.comms().size(), 0.0);
   bool backward = false;
-  for (const auto& n : graph.nodes()) backward = backward || n.pass == model::Pass::backward;
+  double forward_comm_j = 0.0;  // what full recompute repeats: the forward's comm but prefetched gathers
+  for (const auto& n : graph.nodes()) {
+    backward = backward || n.pass == model::Pass::backward;
+    if (n.kind != model::NodeKind::communication) continue;
+    const model::CommOp& op = graph.comms()[n.index];
+    const CommCosts::Cost c = comms.cost(op);
+    if (comm_s != nullptr) (*comm_s)[n.index] = c.time_s;
+    out.network_j += c.energy_j;
+    if (n.pass == model::Pass::forward && op.hidden_under != model::HiddenUnder::pass_time) forward_comm_j += c.energy_j;
+  }
   if (!backward) {  // a forward-only graph (inference) runs no backward kernels
     out.compute.backward_s = {};
     out.compute.weight_grad_s = 0.0;
     out.compute.backward_energy = {};
-  }
-  comm_s.assign(graph.comms().size(), 0.0);
-  comm_j.assign(graph.comms().size(), 0.0);
-  double forward_comm_j = 0.0;  // what full recompute repeats: the forward's comm but prefetched gathers
-  for (std::size_t i = 0; i < graph.comms().size(); ++i) {
-    const CommCosts::Cost c = comms.cost(graph.comms()[i]);
-    comm_s[i] = c.time_s;
-    comm_j[i] = c.energy_j;
-    out.network_j += c.energy_j;
-  }
-  for (const auto& n : graph.nodes()) {
-    if (n.kind == model::NodeKind::communication && n.pass == model::Pass::forward &&
-        graph.comms()[n.index].hidden_under != model::HiddenUnder::pass_time) {
-      forward_comm_j += comm_j[n.index];
-    }
   }
   if (graph.recompute == model::Recompute::full) {
     out.recompute_energy = out.compute.forward_energy;

@@ -29,10 +29,10 @@ struct GraphCost {
 
 // The parts of a GraphCost that do not depend on how the passes are scheduled: compute
 // costs (cost_ops), network energy, and what recompute costs in compute and energy.
-// `comm_s` receives every communication op's time alone on the network, `comm_j` its
-// energy, by comm index.
+// `comm_s` (when given) receives every communication op's time alone on the network, by
+// comm index.
 class CommCosts;
 [[nodiscard]] GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& coster, CommCosts& comms,
-                                           std::vector<double>& comm_s, std::vector<double>& comm_j);
+                                           std::vector<double>* comm_s);
 
 }  // namespace rapidllm::exec

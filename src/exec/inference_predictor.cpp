@@ -20,11 +20,7 @@ struct ForwardCost {
 
 ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
   const auto& d = ctx.dims();
-  const parallel::PartSettings settings = ctx.part_settings();
-  Executor& executor = ctx.executor();
-  const GraphCost layer = executor.run(parallel::layer_graph(d, shape, settings));
-  const GraphCost embedding = executor.run(parallel::embedding_graph(d, shape, settings));
-  const GraphCost head = executor.run(parallel::head_graph(d, shape, settings));
+  const auto [layer, embedding, head] = ctx.run_parts(shape);
   ForwardCost f;
   f.compute = layer.compute.scaled(d.layers);
   f.compute += embedding.compute;

@@ -88,6 +88,20 @@ parallel::PartSettings LlmContext::part_settings() const {
   return p;
 }
 
+LlmContext::PartCosts LlmContext::run_parts(const model::LocalShape& shape) {
+  // The graphs are rebuilt for every prediction: one per thread keeps its storage.
+  thread_local model::OpGraph graph;
+  const parallel::PartSettings settings = part_settings();
+  PartCosts out;
+  parallel::layer_graph(dims_, shape, settings, graph);
+  out.layer = executor_->run(graph);
+  parallel::embedding_graph(dims_, shape, settings, graph);
+  out.embedding = executor_->run(graph);
+  parallel::head_graph(dims_, shape, settings, graph);
+  out.head = executor_->run(graph);
+  return out;
+}
+
 std::vector<int> layers_per_stage(int layers, int pp, int vpp) {
   const int chunks = pp * vpp;
   std::vector<int> out(static_cast<std::size_t>(pp), 0);

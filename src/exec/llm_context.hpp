@@ -41,6 +41,15 @@ class LlmContext {
   [[nodiscard]] model::LocalShape local_shape(std::int64_t micro_batch, std::int64_t seq) const;
   [[nodiscard]] parallel::PartSettings part_settings() const;
 
+  // One micro-batch through a layer, the embedding and the head: the graphs parallel/
+  // builds for them, run by the executor.
+  struct PartCosts {
+    GraphCost layer;
+    GraphCost embedding;
+    GraphCost head;
+  };
+  [[nodiscard]] PartCosts run_parts(const model::LocalShape& shape);
+
  private:
   const HardwareSpec& hw_;
   const LlmModelSpec& spec_;

@@ -106,12 +106,9 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const int vpp = interleaved ? par.vpp : 1;
 
   const model::LocalShape shape = ctx.local_shape(batching.micro_batch_size, spec.seq_len);
-  const parallel::PartSettings settings = ctx.part_settings();
   Executor& executor = ctx.executor();
   // One micro-batch through a layer (with its ZeRO-3 gathers), the embedding and the head.
-  const GraphCost layer = executor.run(parallel::layer_graph(ctx.dims(), shape, settings));
-  const GraphCost embedding = executor.run(parallel::embedding_graph(ctx.dims(), shape, settings));
-  const GraphCost head = executor.run(parallel::head_graph(ctx.dims(), shape, settings));
+  const auto [layer, embedding, head] = ctx.run_parts(shape);
 
   const int zero = deg.dp > 1 ? hw.sw.dp_zero_stage : 0;
   const std::vector<int> layers = layers_per_stage(ctx.dims().layers, deg.pp, vpp);

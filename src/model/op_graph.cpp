@@ -14,6 +14,14 @@ std::string_view comm_category(CommPurpose p) {
   return "communication.?";
 }
 
+void OpGraph::clear() {
+  ops_.clear();
+  comms_.clear();
+  nodes_.clear();
+  deps_.clear();
+  recompute = Recompute::none;
+}
+
 void OpGraph::reserve(std::size_t ops, std::size_t comms) {
   ops_.reserve(ops);
   comms_.reserve(comms);

@@ -59,6 +59,8 @@ class OpGraph {
   int add_comm(const CommOp& comm, Pass pass, std::initializer_list<int> deps = {});
   // A compute op's kernels; both passes' nodes refer to it by index.
   std::uint32_t add_op(Op op);
+  // Empties the graph, keeping its storage (graphs are rebuilt for every prediction).
+  void clear();
   // Room for `ops` ops run forward and backward and `comms` communication ops.
   void reserve(std::size_t ops, std::size_t comms);
 

@@ -19,8 +19,11 @@ double as_double(std::int64_t v) { return static_cast<double>(v); }
 // op with its collectives; `tp_hidden` says how the analytical evaluator overlaps those.
 class GraphBuilder {
  public:
-  GraphBuilder(const model::LlmDims& d, const model::LocalShape& s, CommOp tp_template)
-      : d_(d), s_(s), tp_(tp_template) {}
+  // Builds into `out`, which it empties first.
+  GraphBuilder(OpGraph& out, const model::LlmDims& d, const model::LocalShape& s, CommOp tp_template)
+      : d_(d), s_(s), tp_(tp_template), graph_(out) {
+    graph_.clear();
+  }
 
   // The part's kernels; gather_output: a column-parallel output must be whole on every rank.
   void add_ops(std::vector<model::Op>&& ops, bool gather_output) {
@@ -34,7 +37,7 @@ class GraphBuilder {
   void before(std::size_t op, Pass pass, const CommOp& c) { extra_.push_back({op, pass, true, c}); }
   void after(std::size_t op, Pass pass, const CommOp& c) { extra_.push_back({op, pass, false, c}); }
 
-  OpGraph build(bool training) {
+  void build(bool training) {
     const std::size_t ops = graph_.ops().size();
     int prev = -1;
     for (std::size_t i = 0; i < ops; ++i) prev = add_op_nodes(i, Pass::forward, prev);
@@ -42,7 +45,6 @@ class GraphBuilder {
       prev = -1;
       for (std::size_t i = ops; i-- > 0;) prev = add_op_nodes(i, Pass::backward, prev);
     }
-    return std::move(graph_);
   }
 
  private:
@@ -97,7 +99,7 @@ class GraphBuilder {
   const model::LlmDims& d_;
   const model::LocalShape& s_;
   CommOp tp_;
-  OpGraph graph_;
+  OpGraph& graph_;
   bool gather_output_ = false;
   std::vector<Extra> extra_;
 };
@@ -106,10 +108,10 @@ CommOp exposed_tp() { return CommOp{CollectiveOp::all_reduce, Parallelism::tp, 0
 
 }  // namespace
 
-OpGraph layer_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p) {
+void layer_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p, OpGraph& g) {
   const CommOp tp{CollectiveOp::all_reduce, Parallelism::tp, 0.0, CommPurpose::tp, HiddenUnder::pass_compute,
                   p.tp_overlap};
-  GraphBuilder b(d, s, tp);
+  GraphBuilder b(g, d, s, tp);
   std::vector<model::Op> ops = model::transformer_layer_ops(d, s);
   std::size_t attention = ops.size();
   for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -131,7 +133,7 @@ OpGraph layer_graph(const model::LlmDims& d, const model::LocalShape& s, const P
       b.after(attention, Pass::backward, scatter);
     }
   }
-  OpGraph g = b.build(p.training);
+  b.build(p.training);
   if (p.zero3_parameter_bytes > 0.0) {
     // Prefetched: no op waits for them, they run beside the whole pass.
     CommOp gather{CollectiveOp::all_gather, Parallelism::dp, p.zero3_parameter_bytes, CommPurpose::zero3,
@@ -146,26 +148,26 @@ OpGraph layer_graph(const model::LlmDims& d, const model::LocalShape& s, const P
     }
   }
   if (p.training) g.recompute = p.recompute;
-  return g;
 }
 
-OpGraph embedding_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p) {
-  GraphBuilder b(d, s, exposed_tp());
+void embedding_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p, OpGraph& g) {
+  GraphBuilder b(g, d, s, exposed_tp());
   b.add_ops(model::embedding_ops(d, s), false);
-  return b.build(p.training);
+  b.build(p.training);
 }
 
-OpGraph head_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p) {
+void head_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p, OpGraph& g) {
   if (!p.training) {
     // The LM head runs on the last position of each sequence only.
     model::LocalShape last = s;
     last.decode = true;
     last.sequence_parallel = false;
-    GraphBuilder b(d, last, exposed_tp());
+    GraphBuilder b(g, d, last, exposed_tp());
     b.add_ops(model::head_ops(d, last, false), true);
-    return b.build(false);
+    b.build(false);
+    return;
   }
-  GraphBuilder b(d, s, exposed_tp());
+  GraphBuilder b(g, d, s, exposed_tp());
   std::vector<model::Op> ops = model::head_ops(d, s, true);
   const std::size_t loss = ops.size() - 1;
   b.add_ops(std::move(ops), false);
@@ -176,7 +178,7 @@ OpGraph head_graph(const model::LlmDims& d, const model::LocalShape& s, const Pa
     sum.bytes = as_double(s.tokens()) * 4.0;
     for (int i = 0; i < 3; ++i) b.after(loss, Pass::forward, sum);
   }
-  return b.build(true);
+  b.build(true);
 }
 
 StepComms training_step_comms(const StepCommInputs& in) {

@@ -22,12 +22,12 @@ struct PartSettings {
   double zero3_gradient_bytes = 0.0;
 };
 
-[[nodiscard]] model::OpGraph layer_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p);
-[[nodiscard]] model::OpGraph embedding_graph(const model::LlmDims& d, const model::LocalShape& s,
-                                             const PartSettings& p);
+// Each builds into `out` (emptied first, its storage reused).
+void layer_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p, model::OpGraph& out);
+void embedding_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p, model::OpGraph& out);
 // Training: the head over every token with the loss. Inference: the last position of
 // each sequence, its vocabulary-parallel logits gathered.
-[[nodiscard]] model::OpGraph head_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p);
+void head_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p, model::OpGraph& out);
 
 // The communication of a training step outside the per-micro-batch graphs.
 struct StepComms {
