@@ -119,7 +119,7 @@ struct ParallelismSpec {
   bool tp_ep = true;
   int replica_count = 1;
   int moe_dp = 1;
-  // rapidllm extensions (DESIGN.md): pipeline schedule, virtual stages, micro-batch size.
+  // rapidllm extensions (`rapidllm config list`): pipeline schedule, virtual stages, micro-batch size.
   PipelineSchedule pp_schedule = PipelineSchedule::gpipe;
   int vpp = 1;
   std::optional<int> micro_batch_size;

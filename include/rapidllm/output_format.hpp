@@ -1,4 +1,4 @@
-// The formats every report is rendered in (DESIGN.md: --format table|json|csv).
+// The formats every report is rendered in (--format table|json|csv).
 #pragma once
 
 #include <optional>

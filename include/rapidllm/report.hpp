@@ -1,6 +1,6 @@
 // Renders the facade's results exactly as the command line prints them: every report
 // starts with the tool version, the schema version and the hash of the resolved
-// configuration that produced it (DESIGN.md: reproducible outputs). JSON ends with a newline.
+// configuration that produced it (reproducible outputs). JSON ends with a newline.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The unit of work (DESIGN.md): the hardware (with its parallelism and software stack) and
+// The unit of work (docs/architecture.md): the hardware (with its parallelism and software stack) and
 // the workload, loaded, validated and in SI units. Every prediction is a pure function of it.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Unit-bearing quantities as they appear in configs and on the command line.
 // Everything returned is SI: bytes, bytes/s, seconds, hertz.
 //
-// Two spellings are accepted (DESIGN.md "Units in the RAPID-LLM schema"):
+// Two spellings are accepted (README.md "Units"):
 //  * RAPID-LLM's: KB/MB/GB/TB are binary multiples (2^10..2^40) in sizes *and* bandwidths,
 //    and a bandwidth written without "/s" ("1986 GB") means per second.
 //  * rapidllm's explicit one: KiB/MiB/GiB/TiB are binary; a bandwidth written with "/s"

@@ -1,4 +1,4 @@
-// Reports of a GEMM prediction: JSON (the DESIGN.md contract: time_s, flops,
+// Reports of a GEMM prediction: JSON (the CLI contract (README.md): time_s, flops,
 // achieved_flops_per_s, plus per-level traffic and the chosen tile), a table, and CSV.
 #pragma once
 

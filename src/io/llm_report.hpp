@@ -1,4 +1,4 @@
-// Reports of LLM predictions: the DESIGN.md contract fields, the breakdown, table and CSV.
+// Reports of LLM predictions: the CLI contract (README.md) fields, the breakdown, table and CSV.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // What every report starts with: tool version, report schema version, and the hash of the
-// resolved configuration (DESIGN.md: reproducible outputs).
+// resolved configuration (reproducible outputs).
 #pragma once
 
 #include <string>

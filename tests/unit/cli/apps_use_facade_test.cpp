@@ -1,4 +1,4 @@
-// DESIGN.md "Public facade": the command line calls only include/rapidllm/, never src/
+// docs/architecture.md "Public facade": the command line calls only include/rapidllm/, never src/
 // internals. The build enforces it too (rapidllm_api publishes no src/ include folder);
 // this test names the offending file and line when an app includes an internal header.
 #include <filesystem>

@@ -1,4 +1,4 @@
-// The command-line contract (DESIGN.md): JSON fields, exit codes 0/1/2, stdout vs stderr,
+// The command-line contract (README.md): JSON fields, exit codes 0/1/2, stdout vs stderr,
 // and -o files that are never half-written.
 #include <sys/wait.h>
 
