@@ -45,6 +45,18 @@ TEST(Cli, PredictGemmJsonHasTheContractFields) {
   EXPECT_TRUE(r.err.empty()) << r.err;
 }
 
+TEST(Cli, PredictWarnsThatFaultyLinksAreNotModelledByTheAnalyticalNetwork) {
+  const std::string args = "predict " + kH100 + " --model configs/models/llama2-7b.yaml --format json";
+  CliRun healthy = rapidllm(args);
+  CliRun faulty = rapidllm(args + " --set 'network.faulty_links=[[0, 1, 0.25]]'");
+  ASSERT_EQ(healthy.exit_code, 0) << healthy.err;
+  ASSERT_EQ(faulty.exit_code, 0) << faulty.err;
+  EXPECT_TRUE(healthy.err.empty()) << healthy.err;
+  EXPECT_THAT(faulty.err, HasSubstr("network.faulty_links lists 1 degraded or failed link(s)"));
+  // The same numbers: the warning is the whole effect, never a silent one.
+  EXPECT_EQ(nlohmann::json::parse(faulty.out)["step_time_s"], nlohmann::json::parse(healthy.out)["step_time_s"]);
+}
+
 TEST(Cli, ReferenceGemmWithTensorParallelism) {
   // a100_80GB.yaml: tp = 2 with tp_sp on a 50 GB (binary) ring; GEMM.yaml shards K by rows,
   // so the partial C is reduce-scattered (sequence parallel) instead of all-reduced.
