@@ -7,7 +7,6 @@ namespace rapidllm::exec {
 
 namespace {
 
-constexpr std::size_t kRules = 4;  // model::HiddenUnder values
 constexpr auto kAttention = static_cast<std::size_t>(model::OpClass::attention);
 
 }  // namespace
@@ -17,22 +16,13 @@ double exposed_comm_s(double comm_s, double window_s, double fraction) {
 }
 
 GraphCost AnalyticalExecutor::run(const model::OpGraph& g) {
-  thread_local std::vector<double> comm_s;  // scratch: one entry per comm op
-  GraphCost out = schedule_free_cost(g, coster_, comms_, &comm_s);
+  CommSums all;
+  GraphCost out = schedule_free_cost(g, coster_, comms_, &all);
   for (const model::Pass pass : {model::Pass::forward, model::Pass::backward}) {
     const bool forward = pass == model::Pass::forward;
     auto& shown = forward ? out.forward_comm_s : out.backward_comm_s;
-    // Communication time by rule and purpose; the ops of one group share their fraction.
-    std::array<std::array<double, model::kCommPurposes>, kRules> sums{};
-    std::array<std::array<double, model::kCommPurposes>, kRules> fraction{};
-    for (const auto& n : g.nodes()) {
-      if (n.kind != model::NodeKind::communication || n.pass != pass) continue;
-      const model::CommOp& c = g.comms()[n.index];
-      const auto rule = static_cast<std::size_t>(c.hidden_under);
-      const auto purpose = static_cast<std::size_t>(c.purpose);
-      sums[rule][purpose] += comm_s[n.index];
-      fraction[rule][purpose] = c.overlap;
-    }
+    const CommSums::Table& sums = all.time_s[static_cast<std::size_t>(pass)];
+    const CommSums::Table& fraction = all.fraction[static_cast<std::size_t>(pass)];
     const double compute = forward ? out.compute.forward_total() : out.compute.backward_total();
     const double attention = (forward ? out.compute.forward_s : out.compute.backward_s)[kAttention];
     const auto nothing = static_cast<std::size_t>(model::HiddenUnder::nothing);

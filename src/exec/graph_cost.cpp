@@ -53,10 +53,9 @@ GraphCost GraphCost::scaled(double f) const {
 }
 
 GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& coster, CommCosts& comms,
-                             std::vector<double>* comm_s) {
+                             CommSums* sums) {
   GraphCost out;
   out.compute = cost_ops(coster, graph.ops());
-  if (comm_s != nullptr) comm_s->assign(graph.comms().size(), 0.0);
   bool backward = false;
   double forward_comm_j = 0.0;  // what full recompute repeats: the forward's comm but prefetched gathers
   for (const auto& n : graph.nodes()) {
@@ -64,7 +63,13 @@ GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& cos
     if (n.kind != model::NodeKind::communication) continue;
     const model::CommOp& op = graph.comms()[n.index];
     const CommCosts::Cost c = comms.cost(op);
-    if (comm_s != nullptr) (*comm_s)[n.index] = c.time_s;
+    if (sums != nullptr) {
+      const auto pass = static_cast<std::size_t>(n.pass);
+      const auto rule = static_cast<std::size_t>(op.hidden_under);
+      const auto purpose = static_cast<std::size_t>(op.purpose);
+      sums->time_s[pass][rule][purpose] += c.time_s;
+      sums->fraction[pass][rule][purpose] = op.overlap;
+    }
     out.network_j += c.energy_j;
     if (n.pass == model::Pass::forward && op.hidden_under != model::HiddenUnder::pass_time) forward_comm_j += c.energy_j;
   }

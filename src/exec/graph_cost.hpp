@@ -27,12 +27,20 @@ struct GraphCost {
   [[nodiscard]] GraphCost scaled(double factor) const;
 };
 
+// Communication time alone on the network, summed by pass, overlap rule and purpose, with
+// the overlap fraction of each group (the ops of one group share it).
+struct CommSums {
+  static constexpr std::size_t kRules = 4;  // model::HiddenUnder values
+  using Table = std::array<std::array<double, model::kCommPurposes>, kRules>;
+  std::array<Table, 2> time_s{};  // [pass][rule][purpose]
+  std::array<Table, 2> fraction{};
+};
+
 // The parts of a GraphCost that do not depend on how the passes are scheduled: compute
-// costs (cost_ops), network energy, and what recompute costs in compute and energy.
-// `comm_s` (when given) receives every communication op's time alone on the network, by
-// comm index.
+// costs (cost_ops), network energy, and what recompute costs in compute and energy;
+// `sums` (when given) receives the communication times.
 class CommCosts;
 [[nodiscard]] GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& coster, CommCosts& comms,
-                                           std::vector<double>* comm_s);
+                                           CommSums* sums);
 
 }  // namespace rapidllm::exec

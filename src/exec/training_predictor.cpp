@@ -135,6 +135,8 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
 
   std::vector<parallel::StageTime> stages;
   std::vector<GraphCost> parts;
+  stages.reserve(static_cast<std::size_t>(deg.pp));
+  parts.reserve(static_cast<std::size_t>(deg.pp));
   for (int i = 0; i < deg.pp; ++i) {
     const auto n = static_cast<double>(layers[static_cast<std::size_t>(i)]);
     GraphCost part = layer.scaled(n);
@@ -145,7 +147,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
     st.backward_s = part.backward_s() + (i > 0 ? p2p_s : 0.0);
     st.weight_grad_s = part.compute.weight_grad_s;
     stages.push_back(st);
-    parts.push_back(part);
+    parts.push_back(std::move(part));
   }
   const parallel::PipelineTime flush = parallel::pipeline_time(par.pp_schedule, stages, batching.micro_batches, vpp);
   std::size_t crit = 0;
@@ -207,6 +209,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
                                      tokens);
 
   // Breakdown: the critical stage's micro-batches, then the step-level terms.
+  out.breakdown.reserve(kOpClasses + 10);
   const double reps = static_cast<double>(batching.flushes) * batching.micro_batches;
   const GraphCost& c = parts[crit];
   for (std::size_t k = 0; k < kOpClasses; ++k) {

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -54,11 +56,20 @@ struct Node {
 
 class OpGraph {
  public:
-  // Each returns the node id; `deps` are node ids that must finish first.
-  int add_compute(std::uint32_t op, Pass pass, std::initializer_list<int> deps = {});
-  int add_comm(const CommOp& comm, Pass pass, std::initializer_list<int> deps = {});
+  // Each returns the node id; `deps` are node ids that must finish first (negative ids are
+  // no dependency). Inline: graphs are rebuilt for every prediction.
+  int add_compute(std::uint32_t op, Pass pass, std::initializer_list<int> deps = {}) {
+    return add_node(NodeKind::compute, pass, op, deps);
+  }
+  int add_comm(const CommOp& comm, Pass pass, std::initializer_list<int> deps = {}) {
+    comms_.push_back(comm);
+    return add_node(NodeKind::communication, pass, static_cast<std::uint32_t>(comms_.size() - 1), deps);
+  }
   // A compute op's kernels; both passes' nodes refer to it by index.
-  std::uint32_t add_op(Op op);
+  std::uint32_t add_op(Op op) {
+    ops_.push_back(std::move(op));
+    return static_cast<std::uint32_t>(ops_.size() - 1);
+  }
   // Empties the graph, keeping its storage (graphs are rebuilt for every prediction).
   void clear();
   // Room for `ops` ops run forward and backward and `comms` communication ops.
@@ -73,7 +84,19 @@ class OpGraph {
   Recompute recompute = Recompute::none;
 
  private:
-  int add_node(NodeKind kind, Pass pass, std::uint32_t index, std::initializer_list<int> deps);
+  int add_node(NodeKind kind, Pass pass, std::uint32_t index, std::initializer_list<int> deps) {
+    Node n;
+    n.kind = kind;
+    n.pass = pass;
+    n.index = index;
+    n.deps_begin = static_cast<std::uint32_t>(deps_.size());
+    for (int d : deps) {
+      if (d >= 0) deps_.push_back(d);
+    }
+    n.deps_end = static_cast<std::uint32_t>(deps_.size());
+    nodes_.push_back(n);
+    return static_cast<int>(nodes_.size() - 1);
+  }
 
   std::vector<Op> ops_;
   std::vector<CommOp> comms_;
