@@ -29,7 +29,6 @@ class CommCosts {
   void submit(double start_s, const model::CommOp& op, network::NetworkApi::Done done) const;
 
   [[nodiscard]] network::NetworkApi& network() const { return network_; }
-  [[nodiscard]] const parallel::Placement& placement() const { return placement_; }
 
  private:
   [[nodiscard]] static bool is_message(const model::CommOp& op) { return op.op == CollectiveOp::send_recv; }

@@ -1,16 +1,12 @@
 #include "exec/gemm_predictor.hpp"
 
 #include <algorithm>
-#include <numeric>
-
-#include <fmt/format.h>
 
 #include "compute/gemm_tile_model.hpp"
 #include "exec/executor.hpp"
 #include "network/network_api.hpp"
 #include "parallel/gemm_sharding.hpp"
 #include "parallel/placement.hpp"
-#include "rapidllm/error.hpp"
 
 namespace rapidllm::exec {
 

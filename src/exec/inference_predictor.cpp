@@ -42,8 +42,8 @@ void add_breakdown(Breakdown& b, const ForwardCost& f, double p2p_s, double scal
     const double s = scale * f.compute.forward_s[k];
     if (s != 0.0) b.emplace_back(model::compute_category(static_cast<model::OpClass>(k)), s);
   }
-  if (f.tp_s != 0.0) b.emplace_back("communication.tp", scale * f.tp_s);
-  if (p2p_s != 0.0) b.emplace_back("communication.pp", scale * p2p_s);
+  if (f.tp_s != 0.0) b.emplace_back(model::comm_category(model::CommPurpose::tp), scale * f.tp_s);
+  if (p2p_s != 0.0) b.emplace_back(model::comm_category(model::CommPurpose::pp), scale * p2p_s);
 }
 
 }  // namespace

@@ -31,7 +31,6 @@ class LlmContext {
   [[nodiscard]] const LlmModelSpec& spec() const { return spec_; }
   [[nodiscard]] const model::LlmDims& dims() const { return dims_; }
   [[nodiscard]] const parallel::Degrees& degrees() const { return degrees_; }
-  [[nodiscard]] bool sequence_parallel() const { return sequence_parallel_; }
   [[nodiscard]] DType matmul_dtype() const { return hw_.sw.precision.matmul.dtype; }
   [[nodiscard]] double element_bytes() const { return hw_.sw.precision.tensor_format.bytes; }
   [[nodiscard]] compute::OpCoster& coster() { return coster_; }

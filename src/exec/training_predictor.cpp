@@ -220,11 +220,11 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::zero3}) {
     add(out.breakdown, model::comm_category(purpose), reps * c.comm_s(purpose));
   }
-  add(out.breakdown, "communication.pp",
+  add(out.breakdown, model::comm_category(model::CommPurpose::pp),
       reps * ((crit < stages.size() - 1 ? p2p_s : 0.0) + (crit > 0 ? p2p_s : 0.0)));
   add(out.breakdown, "pipeline_bubble", batching.flushes * flush.bubble_s);
-  add(out.breakdown, "communication.dp", dp_s);
-  add(out.breakdown, "communication.embedding_sync", embedding_sync.time_s);
+  add(out.breakdown, model::comm_category(model::CommPurpose::dp), dp_s);
+  add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync), embedding_sync.time_s);
   add(out.breakdown, "optimizer", optimizer_s);
   return out;
 }
