@@ -1,16 +1,11 @@
-// Event-driven flow-level simulation of a FlowPlan on a Topology. Every active transfer
-// gets a rate by weighted max-min fairness (progressive filling) over the directed links
-// it crosses; rates are recomputed only for the transfers connected (through shared links)
-// to one that started or finished. Time is a double in seconds; events sit in a binary heap.
+// One FlowPlan on its own, start to finish: runs it as the single submission of a
+// FlowEngine (flow_engine.hpp) and reports per-transfer, per-phase and per-job times.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "network/flow_plan.hpp"
-#include "network/routing.hpp"
 #include "network/topology.hpp"
 
 namespace rapidllm::network {
@@ -40,17 +35,7 @@ class FlowSimulator {
   [[nodiscard]] SimulationResult run(const FlowPlan& plan, const SimulationOptions& options = {});
 
  private:
-  struct Usage {
-    std::vector<int> links;
-    std::vector<double> weights;  // member paths crossing the link (ECMP fractions summed)
-    double latency_s = 0.0;       // longest member path
-    double solo_rate = 0.0;       // rate when alone on its links: min capacity / weight
-  };
-  const Usage& usage_of(const PairSet& pairs);
-
   const Topology& topo_;
-  Router router_;
-  std::unordered_map<const PairSet*, Usage> usage_cache_;
 };
 
 }  // namespace rapidllm::network

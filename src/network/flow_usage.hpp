@@ -1,0 +1,64 @@
+// What a transfer asks of the network: the directed links its member pairs cross and how
+// many member paths cross each (its "usage"). Every transfer built on one PairSet has the
+// same usage, so it is routed once per PairSet and rates are worked out per usage, not per
+// link: a usage that shares no link with any other active one needs no per-link work at all.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "network/flow_plan.hpp"
+#include "network/routing.hpp"
+#include "network/topology.hpp"
+
+namespace rapidllm::network {
+
+struct Usage {
+  std::vector<int> links;       // sorted link ids
+  std::vector<double> weights;  // member paths crossing the link (ECMP fractions summed)
+  double latency_s = 0.0;       // longest member path
+  double solo_rate = 0.0;       // per-member rate when alone on its links: min capacity / weight
+  double members = 0.0;         // member pairs (PairSet::size, counted once)
+  std::uint64_t id = 0;         // never reused, so overlap answers can be keyed by it
+
+  // Engine state: the active transfers ("slots") running on this usage. They always get
+  // equal rates, so the usage counts as one entity of weight slots.size() x weight per link.
+  std::vector<int> slots;
+  std::size_t active_index = 0;  // position in the engine's list of usages with slots
+  bool dirty = false;            // its slot count changed since rates were last computed
+  std::uint32_t visit = 0;       // component-search epoch
+};
+
+class UsageTable {
+ public:
+  explicit UsageTable(const Topology& topology);
+
+  // The usage of `pairs`, routed on first sight. The table keeps `pairs` alive while the
+  // entry exists, so its address cannot be reused by another PairSet meanwhile.
+  Usage& of(const std::shared_ptr<const PairSet>& pairs);
+  // Whether two usages share a link; worked out once per pair of usages.
+  bool overlap(Usage& a, Usage& b);
+  // Forgets the usage of `pairs` once nobody but the table holds it (no plan, no slot).
+  void release(const PairSet* pairs);
+
+ private:
+  struct Entry {
+    std::shared_ptr<const PairSet> pairs;
+    Usage usage;
+    std::unordered_map<std::uint64_t, bool> overlaps;  // by the other usage's id
+  };
+  Entry& entry_of(const Usage& u);
+
+  const Topology& topo_;
+  Router router_;
+  std::unordered_map<const PairSet*, Entry> entries_;
+  std::unordered_map<std::uint64_t, const PairSet*> by_id_;
+  std::uint64_t next_id_ = 0;
+  std::vector<double> acc_;          // per link, while routing one PairSet
+  std::vector<std::uint64_t> mark_;  // per link: the id of the usage last marked on it
+};
+
+}  // namespace rapidllm::network
