@@ -28,6 +28,20 @@ struct EnergyReport {
 // names are string literals (no allocation per prediction).
 using Breakdown = std::vector<std::pair<std::string_view, double>>;
 
+// How a prediction was evaluated (RAPID-LLM's execution modes, docs/execution-modes.md)
+// and which symmetry reductions the simulation used.
+struct ExecutionSummary {
+  std::string mode = "analytical";       // analytical | hybrid | full_astrasim_hierarchical | full_astrasim_flattened
+  std::string network = "analytical";    // analytical | flow_isolated | flow_shared
+  std::string pipeline = "formula";      // formula (bubble formulas) | simulated (event-driven step)
+  int simulated_units = 0;               // GPU groups simulated as one (a TP group in lockstep)
+  bool symmetry = false;                 // one unit per stage stood for its DP replicas and CP ranks
+  std::string reductions;                // what symmetry was used, or why not
+  std::size_t simulated_nodes = 0;       // step-graph nodes played, all units
+  std::size_t network_simulations = 0;   // collectives simulated alone + submissions sharing links
+  std::vector<double> peak_in_flight_micro_batches;  // simulated, per stage
+};
+
 struct TrainingPrediction {
   int num_gpus = 0;
   int micro_batches = 0;          // per pipeline flush
@@ -45,6 +59,7 @@ struct TrainingPrediction {
   MemoryBreakdown memory;                 // the stage with the highest peak
   std::vector<MemoryBreakdown> stage_memory;  // every stage
   EnergyReport energy;
+  ExecutionSummary execution;
 };
 
 // Per-output-token latency over the decode phase (it grows with the KV cache).

@@ -1,6 +1,6 @@
 #include "rapidllm/predict.hpp"
 
-#include "api/execution_note.hpp"
+#include "api/execution_plan.hpp"
 #include "api/prediction_cache_impl.hpp"
 #include "exec/gemm_predictor.hpp"
 #include "exec/inference_predictor.hpp"
@@ -18,14 +18,17 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
     return exec::predict_gemm(hardware, *gemm, scenario.gemm_dtype.value_or(hardware.sw.precision.tensor_format.dtype));
   }
   const auto& llm = std::get<LlmModelSpec>(scenario.model.workload);
-  if (llm.run_type == RunType::training) return exec::predict_training(hardware, llm, scenario.model_file, costs);
-  return exec::predict_inference(hardware, llm, scenario.model_file, costs);
+  detail::note_execution_mode(hardware, llm.run_type);
+  if (llm.run_type == RunType::training) {
+    return exec::predict_training(hardware, llm, scenario.model_file, costs, detail::training_run(hardware));
+  }
+  return exec::predict_inference(hardware, llm, scenario.model_file, costs, exec::ExecutorKind::analytical,
+                                 detail::inference_network(hardware));
 }
 
 }  // namespace
 
 Result predict(const Scenario& scenario, const PredictOptions& options) {
-  detail::note_execution_backend(scenario.hardware);
   Result result;
   try {
     result.prediction = predict_workload(scenario, options.cache != nullptr ? &options.cache->impl_->costs : nullptr);

@@ -49,9 +49,9 @@ void add_breakdown(Breakdown& b, const ForwardCost& f, double p2p_s, double scal
 }  // namespace
 
 InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source,
-                                      CostCache* costs, ExecutorKind executor_kind) {
+                                      CostCache* costs, ExecutorKind executor_kind, NetworkKind network) {
   CostCache local;
-  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local, executor_kind);
+  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local, executor_kind, network);
   const auto& deg = ctx.degrees();
   InferencePrediction out;
   out.num_gpus = static_cast<int>(deg.total());

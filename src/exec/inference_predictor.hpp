@@ -15,6 +15,7 @@ namespace rapidllm::exec {
 
 [[nodiscard]] InferencePrediction predict_inference(const HardwareSpec& hardware, const LlmModelSpec& model,
                                                     const std::string& model_source, CostCache* costs = nullptr,
-                                                    ExecutorKind executor = ExecutorKind::analytical);
+                                                    ExecutorKind executor = ExecutorKind::analytical,
+                                                    NetworkKind network = NetworkKind::analytical);
 
 }  // namespace rapidllm::exec

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "model/tp_share.hpp"
+#include "network/cluster_network.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::exec {
@@ -29,7 +30,7 @@ void require(bool ok, const std::string& what) {
 }  // namespace
 
 LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source, CostCache& costs,
-                       ExecutorKind executor, std::unique_ptr<network::NetworkApi> network)
+                       ExecutorKind executor, NetworkKind network)
     : hw_(hw),
       spec_(spec),
       dims_(model::llm_dims(spec, source)),
@@ -37,7 +38,11 @@ LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const s
       sequence_parallel_(hw.parallelism.tp_sp && hw.parallelism.tp > 1),
       placement_(hw.network, degrees_),
       coster_(costs.coster(hw, hw.sw.precision.tensor_format.dtype, hw.sw.precision.matmul.dtype)),
-      network_(network != nullptr ? std::move(network) : network::make_network(NetworkBackend::analytical, hw.network, hw.execution)),
+      network_(network == NetworkKind::analytical
+                   ? network::make_network(NetworkBackend::analytical, hw.network, hw.execution)
+                   : std::make_unique<network::ClusterNetwork>(
+                         hw.network, hw.execution, placement_.capacities(),
+                         network == NetworkKind::cluster_shared ? network::Sharing::shared : network::Sharing::isolated)),
       comms_(placement_, *network_) {
   if (executor == ExecutorKind::event) {
     executor_ = std::make_unique<EventExecutor>(coster_, comms_);

@@ -19,13 +19,18 @@ namespace rapidllm::exec {
 
 enum class ExecutorKind { analytical, event };
 
+// Which network the communicators run on: the analytical formulas, or the whole cluster's
+// topology flow by flow with each collective alone (faults reach the instances they lie
+// on) or with everything in flight sharing the links.
+enum class NetworkKind { analytical, cluster_isolated, cluster_shared };
+
 class LlmContext {
  public:
   // Validates that the degrees divide the model (InfeasibleError otherwise). Communication
   // runs on the analytical network unless `network` is given.
   LlmContext(const HardwareSpec& hardware, const LlmModelSpec& model, const std::string& model_source,
              CostCache& costs, ExecutorKind executor = ExecutorKind::analytical,
-             std::unique_ptr<network::NetworkApi> network = nullptr);
+             NetworkKind network = NetworkKind::analytical);
 
   [[nodiscard]] const HardwareSpec& hardware() const { return hw_; }
   [[nodiscard]] const LlmModelSpec& spec() const { return spec_; }
@@ -35,6 +40,8 @@ class LlmContext {
   [[nodiscard]] double element_bytes() const { return hw_.sw.precision.tensor_format.bytes; }
   [[nodiscard]] compute::OpCoster& coster() { return coster_; }
   [[nodiscard]] Executor& executor() { return *executor_; }
+  [[nodiscard]] const parallel::Placement& placement() const { return placement_; }
+  [[nodiscard]] network::NetworkApi& network() { return *network_; }
 
   // One micro-batch's per-rank extents and the graph-building settings of this scenario.
   [[nodiscard]] model::LocalShape local_shape(std::int64_t micro_batch, std::int64_t seq) const;

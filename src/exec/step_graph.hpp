@@ -27,6 +27,12 @@ struct StepNode {
   int layer = -1;          // -1: not inside a transformer layer (embedding, head, optimizer, sync)
   int micro_batch = -1;    // -1: once per step (gradient synchronisation, optimizer)
   int chunk = 0;           // virtual pipeline chunk (interleaved schedules)
+  model::OpClass cls = model::OpClass::elementwise;  // compute: breakdown category
+  bool recompute = false;  // compute: forward work repeated in backward
+  bool weight_grad = false;  // compute: a zero-bubble weight-gradient pass (W)
+  // A parameter all-gather after the optimizer: it overlaps the next step's first forward,
+  // so only what outlasts that forward (or its last bucket) is part of this step.
+  bool next_step = false;
   // compute: kernel time on one rank of the stage (recomputation included where it runs).
   double duration_s = 0.0;
   double flops = 0.0;      // compute: floating-point operations on one rank (Chakra num_ops)

@@ -1,6 +1,9 @@
 #include "exec/training_predictor.hpp"
 
 #include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "exec/llm_context.hpp"
 #include "energy/energy_report.hpp"
@@ -10,6 +13,9 @@
 #include "model/model_flops.hpp"
 #include "parallel/batching.hpp"
 #include "parallel/pipeline_schedule.hpp"
+#include "exec/step_builder.hpp"
+#include "exec/step_simulator.hpp"
+#include "network/cluster_network.hpp"
 
 namespace rapidllm::exec {
 
@@ -93,12 +99,64 @@ void add(Breakdown& b, std::string_view name, double seconds) {
   if (seconds != 0.0) b.emplace_back(name, seconds);
 }
 
+// Where the step graph's ranks sit: the pipeline stride and the dimensions each
+// communicator spans (Chakra involved_dim).
+void describe_ranks(const LlmContext& ctx, StepGraph& graph) {
+  const auto& placement = ctx.placement();
+  graph.pp_stride = static_cast<int>(std::max(1LL, placement.stride(Parallelism::pp)));
+  const auto& dims = ctx.hardware().network.dimensions;
+  for (Parallelism p : {Parallelism::tp, Parallelism::cp, Parallelism::ep, Parallelism::dp, Parallelism::pp}) {
+    auto& involved = graph.involved_dims[static_cast<std::size_t>(p)];
+    involved.assign(dims.size(), false);
+    for (const auto& span : placement.group(p)) {
+      for (std::size_t j = 0; j < dims.size(); ++j) involved[j] = involved[j] || span.dimension == &dims[j];
+    }
+  }
+}
+
+// The simulated step replaces the pipeline formulas: its time (plus the part of the
+// parameter all-gather the next step's first forward does not hide, as in the analytical
+// rule), its breakdown on the critical unit, and what was simulated.
+void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_forward_s, TrainingPrediction& out) {
+  const double gather = sim.next_step_gather_s > 0.0
+                            ? std::max(sim.next_step_gather_s - first_forward_s, sim.last_gather_bucket_s)
+                            : 0.0;
+  const double step = sim.step_s + gather;
+  out.mfu *= out.step_time_s / step;
+  out.tokens_per_s *= out.step_time_s / step;
+  out.step_time_s = step;
+  out.pipeline_bubble_fraction = sim.bubble_s / step;
+  out.breakdown.clear();
+  for (std::size_t k = 0; k < kOpClasses; ++k) {
+    add(out.breakdown, model::compute_category(static_cast<model::OpClass>(k)), sim.compute_s[k]);
+  }
+  add(out.breakdown, "compute.recompute", sim.recompute_s);
+  for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::zero3,
+                             model::CommPurpose::pp}) {
+    add(out.breakdown, model::comm_category(purpose), sim.exposed_comm_s[static_cast<std::size_t>(purpose)]);
+  }
+  add(out.breakdown, "pipeline_bubble", sim.bubble_s);
+  add(out.breakdown, model::comm_category(model::CommPurpose::dp),
+      sim.exposed_comm_s[static_cast<std::size_t>(model::CommPurpose::dp)] + gather);
+  add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync),
+      sim.exposed_comm_s[static_cast<std::size_t>(model::CommPurpose::embedding_sync)]);
+  add(out.breakdown, "optimizer", sim.optimizer_s);
+  ExecutionSummary& e = out.execution;
+  e.pipeline = "simulated";
+  e.simulated_units = sim.units;
+  e.simulated_nodes = sim.nodes_run;
+  e.peak_in_flight_micro_batches = sim.peak_in_flight;
+  if (const auto* cluster = dynamic_cast<const network::ClusterNetwork*>(&ctx.network())) {
+    e.network_simulations = cluster->isolated_runs() + cluster->shared_submissions();
+  }
+}
+
 }  // namespace
 
 TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source,
-                                    CostCache* costs, ExecutorKind executor_kind) {
+                                    CostCache* costs, const TrainingRunOptions& options) {
   CostCache local;
-  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local, executor_kind);
+  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local, options.executor, options.network);
   const auto& deg = ctx.degrees();
   const auto& par = hw.parallelism;
   const parallel::Batching batching = parallel::training_batching(spec, par);
@@ -189,6 +247,10 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   out.micro_batch_size = batching.micro_batch_size;
   out.gradient_accumulation = batching.flushes;
   out.step_time_s = batching.flushes * flush.total_s + dp_s + embedding_sync.time_s + optimizer_s;
+  out.execution.mode = options.mode;
+  out.execution.network = options.network == NetworkKind::analytical         ? "analytical"
+                          : options.network == NetworkKind::cluster_isolated ? "flow_isolated"
+                                                                             : "flow_shared";
   const double tokens = static_cast<double>(spec.global_batch_size) * static_cast<double>(spec.seq_len);
   out.tokens_per_s = tokens / out.step_time_s;
   out.model_flops_per_step = tokens * model::training_flops_per_token(ctx.dims(), spec.seq_len);
@@ -196,6 +258,37 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
             (out.step_time_s * out.num_gpus * hw.core.peak_flops_per_s(ctx.matmul_dtype()).value_or(0.0));
   out.mfu_formula = model::mfu_formula();
   out.pipeline_bubble_fraction = flush.bubble_s / flush.total_s;
+  std::optional<StepSimResult> sim;
+  if (options.simulate_step || options.graph != nullptr) {
+    TrainingStepInputs step_in2;
+    step_in2.shape = shape;
+    step_in2.batching = batching;
+    step_in2.vpp = vpp;
+    step_in2.comms = step;
+    step_in2.zero_stage = zero;
+    step_in2.gradient_bytes = hw.sw.precision.grad_communication.bytes;
+    step_in2.parameter_bytes = hw.sw.precision.parameters.bytes;
+    step_in2.optimizer_bytes_per_parameter = bytes_per_param;
+    StepGraph graph = build_training_step(ctx, step_in2);
+    describe_ranks(ctx, graph);
+    if (options.simulate_step) {
+      StepSimOptions sim_options;
+      sim_options.symmetric = options.symmetric;
+      sim_options.record_timeline = options.timeline != nullptr;
+      sim = simulate_step(graph, ctx.placement(), ctx.network(), sim_options, vpp);
+      apply_simulation(ctx, *sim, stages[crit].forward_s, out);
+      out.execution.symmetry = options.symmetric;
+      out.execution.reductions = options.symmetric
+                                     ? fmt::format("one unit per pipeline stage stands for its {} DP replicas x {} CP "
+                                                   "ranks x {} TP lanes; identical layers share one op graph",
+                                                   deg.dp, deg.cp, deg.tp)
+                                     : fmt::format("no symmetry: every (stage, DP replica, CP rank) group simulated; "
+                                                   "TP lanes move in lockstep; {}",
+                                                   options.symmetry_note);
+      if (options.timeline != nullptr) *options.timeline = std::move(sim->timeline);
+    }
+    if (options.graph != nullptr) *options.graph = std::move(graph);
+  }
   out.stage_forward_s = stages[crit].forward_s;
   out.stage_backward_s = stages[crit].backward_s;
   add_memory(ctx, shape, layers, batching, vpp, out);
@@ -208,6 +301,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   out.energy = energy::energy_report(hw, step_energy(ctx, parts, energy_in), out.step_time_s, out.num_gpus,
                                      tokens);
 
+  if (sim) return out;
   // Breakdown: the critical stage's micro-batches, then the step-level terms.
   out.breakdown.reserve(kOpClasses + 10);
   const double reps = static_cast<double>(batching.flushes) * batching.micro_batches;

@@ -8,19 +8,41 @@
 
 #include "exec/cost_cache.hpp"
 #include "exec/llm_context.hpp"
+#include "exec/step_graph.hpp"
+#include "exec/timeline.hpp"
 #include "rapidllm/hardware_spec.hpp"
 #include "rapidllm/llm_prediction.hpp"
 #include "rapidllm/model_spec.hpp"
 
 namespace rapidllm::exec {
 
+// How to evaluate the step: the per-micro-batch op graphs' executor, the network the
+// communicators run on, and whether the whole step is simulated (event-driven pipeline,
+// gradient buckets, optimizer) instead of composed with the pipeline formulas.
+struct TrainingRunOptions {
+  ExecutorKind executor = ExecutorKind::analytical;
+  NetworkKind network = NetworkKind::analytical;
+  bool simulate_step = false;
+  bool symmetric = true;         // simulate one unit per stage (no fault breaks symmetry)
+  std::string symmetry_note;     // reported when not symmetric: why
+  std::string mode = "analytical";  // reported: the execution mode asked for
+  Timeline* timeline = nullptr;  // simulate_step: receives the timeline when given
+  StepGraph* graph = nullptr;    // receives the step graph when given (Chakra export)
+};
+
 // `costs` carries kernel costs across predictions (sweeps); nullptr = a private one.
 // Throws InfeasibleError when the parallelism cannot run the model, ConfigError for an
 // architecture not modelled yet.
 // `executor` runs the op graphs (the analytical evaluator unless told otherwise).
 [[nodiscard]] TrainingPrediction predict_training(const HardwareSpec& hardware, const LlmModelSpec& model,
-                                                  const std::string& model_source,
-                                                  CostCache* costs = nullptr,
-                                                  ExecutorKind executor = ExecutorKind::analytical);
+                                                  const std::string& model_source, CostCache* costs,
+                                                  const TrainingRunOptions& options);
+[[nodiscard]] inline TrainingPrediction predict_training(const HardwareSpec& hardware, const LlmModelSpec& model,
+                                                         const std::string& model_source, CostCache* costs = nullptr,
+                                                         ExecutorKind executor = ExecutorKind::analytical) {
+  TrainingRunOptions options;
+  options.executor = executor;
+  return predict_training(hardware, model, model_source, costs, options);
+}
 
 }  // namespace rapidllm::exec

@@ -426,68 +426,101 @@ int add_phases(FlowPlan& plan, const Topology& topo, const std::vector<PhaseRequ
 
 }  // namespace
 
-int add_collective(FlowPlan& plan, const Topology& topo, CollectiveOp op, double bytes,
-                   const ExecutionBackendSpec& exec) {
+namespace {
+
+// The same-shaped groups of `lane` that vary only in their coordinate on span `j`, whose
+// inner spans hold `inner` members (member k has coordinate (k / inner) % ranks on it), in
+// the order Topology::slices lists a whole topology's slices.
+void add_span_groups(const std::vector<int>& lane, int inner, int ranks, Groups& out) {
+  const int n = static_cast<int>(lane.size());
+  const int block = inner * ranks;
+  for (int base_outer = 0; base_outer < n; base_outer += block) {
+    for (int in = 0; in < inner; ++in) {
+      std::vector<int> g(static_cast<std::size_t>(ranks));
+      for (int k = 0; k < ranks; ++k) g[static_cast<std::size_t>(k)] = lane[static_cast<std::size_t>(base_outer + in + k * inner)];
+      out.push_back(std::move(g));
+    }
+  }
+}
+
+}  // namespace
+
+int add_cluster_collective(FlowPlan& plan, const Topology& topo, const ClusterGroup& group, CollectiveOp op,
+                           double bytes, const ExecutionBackendSpec& exec) {
   if (!(bytes >= 0.0) || !std::isfinite(bytes)) {
     throw InfeasibleError(fmt::format("collective size must be finite and >= 0 (got {})", bytes));
   }
   const auto& dims = topo.dimensions();
-  const std::size_t k = dims.size();
+  const std::size_t k = group.spans.size();
+  std::vector<int> inner(k, 1);
+  for (std::size_t j = 1; j < k; ++j) inner[j] = inner[j - 1] * group.spans[j - 1].ranks;
+  for (const auto& lane : group.lanes) {
+    if (k > 0 && static_cast<long long>(lane.size()) != 1LL * inner[k - 1] * group.spans[k - 1].ranks) {
+      throw InfeasibleError("cluster collective: a lane's member count does not match its spans");
+    }
+  }
   std::vector<PhaseRequest> phases;
-  auto phase = [&](CollectiveOp phase_op, std::size_t d, double phase_bytes) {
+  auto phase = [&](CollectiveOp phase_op, std::size_t j, double phase_bytes) {
+    const auto& span = group.spans[j];
     PhaseRequest r;
-    r.dim = &dims[d];
-    r.dim_index = d;
-    r.groups = topo.slices(d);
-    r.full_slices = true;
+    r.dim = &dims[span.dimension];
+    r.dim_index = span.dimension;
+    for (const auto& lane : group.lanes) add_span_groups(lane, inner[j], span.ranks, r.groups);
+    // A group that covers its dimension's slices runs the dimension's own decomposition.
+    r.full_slices = span.ranks == dims[span.dimension].ranks;
     r.op = phase_op;
-    const CollectivePhase picked = best_phase(phase_op, phase_bytes, dims[d].ranks, *dims[d].spec, exec);
+    const CollectivePhase picked = best_phase(phase_op, phase_bytes, span.ranks, *dims[span.dimension].spec, exec);
     r.algorithm = picked.algorithm;
-    r.protocol = chosen_protocol(picked, *dims[d].spec);
+    r.protocol = chosen_protocol(picked, *dims[span.dimension].spec);
     r.bytes = phase_bytes;
     phases.push_back(std::move(r));
   };
   if (k == 1) {
     phase(op, 0, bytes);
   } else if (k > 1) {
-    std::vector<double> inner(k);
-    inner[0] = bytes;
-    for (std::size_t i = 1; i < k; ++i) inner[i] = inner[i - 1] / dims[i - 1].ranks;
+    std::vector<double> inner_bytes(k);
+    inner_bytes[0] = bytes;
+    for (std::size_t i = 1; i < k; ++i) inner_bytes[i] = inner_bytes[i - 1] / group.spans[i - 1].ranks;
     switch (op) {
       case CollectiveOp::all_reduce:
-        for (std::size_t i = 0; i + 1 < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner[i]);
-        phase(CollectiveOp::all_reduce, k - 1, inner[k - 1]);
-        for (std::size_t i = k - 1; i-- > 0;) phase(CollectiveOp::all_gather, i, inner[i]);
+        for (std::size_t i = 0; i + 1 < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner_bytes[i]);
+        phase(CollectiveOp::all_reduce, k - 1, inner_bytes[k - 1]);
+        for (std::size_t i = k - 1; i-- > 0;) phase(CollectiveOp::all_gather, i, inner_bytes[i]);
         break;
       case CollectiveOp::reduce_scatter:
-        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner[i]);
+        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner_bytes[i]);
         break;
       case CollectiveOp::all_gather:
-        for (std::size_t i = k; i-- > 0;) phase(CollectiveOp::all_gather, i, inner[i]);
+        for (std::size_t i = k; i-- > 0;) phase(CollectiveOp::all_gather, i, inner_bytes[i]);
         break;
       case CollectiveOp::all_to_all:
         for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::all_to_all, i, bytes);
         break;
       case CollectiveOp::broadcast:
-        // Outermost first; a dimension's phase runs only in the slices that already hold the
-        // data: those at coordinate 0 on every dimension inside it.
+        // Outermost first; a span's phase runs only in the groups that already hold the
+        // data: those whose members sit at coordinate 0 on every span inside it.
         for (std::size_t i = k; i-- > 0;) {
           phase(CollectiveOp::broadcast, i, bytes);
-          std::erase_if(phases.back().groups, [&](const std::vector<int>& slice) {
-            for (std::size_t j = 0; j < i; ++j) {
-              if ((slice.front() / dims[j].stride) % dims[j].ranks != 0) return true;
+          Groups kept;
+          std::size_t g = 0;
+          for (const auto& lane : group.lanes) {
+            (void)lane;
+            const int n = static_cast<int>(lane.size());
+            const int block = inner[i] * group.spans[i].ranks;
+            for (int base_outer = 0; base_outer < n; base_outer += block) {
+              for (int in = 0; in < inner[i]; ++in, ++g) {
+                if (in == 0) kept.push_back(std::move(phases.back().groups[g]));
+              }
             }
-            return false;
-          });
+          }
+          phases.back().groups = std::move(kept);
         }
         break;
       case CollectiveOp::send_recv: {
         // One step over the whole communicator in rank order: pairs at a slice's edge route
         // across the outer dimensions, the rest stay inside; the slowest sets the pace.
         phase(CollectiveOp::send_recv, k - 1, bytes);
-        std::vector<int> all(static_cast<std::size_t>(topo.num_gpus()));
-        for (int g = 0; g < topo.num_gpus(); ++g) all[static_cast<std::size_t>(g)] = g;
-        phases.back().groups = {all};
+        phases.back().groups = group.lanes;
         phases.back().full_slices = false;
         break;
       }
@@ -498,6 +531,39 @@ int add_collective(FlowPlan& plan, const Topology& topo, CollectiveOp op, double
     return plan.jobs - 1;
   }
   return add_phases(plan, topo, phases, exec.preferred_dataset_splits, exec.active_chunks_per_dimension);
+}
+
+int add_collective(FlowPlan& plan, const Topology& topo, CollectiveOp op, double bytes,
+                   const ExecutionBackendSpec& exec) {
+  ClusterGroup whole;
+  for (std::size_t d = 0; d < topo.dimensions().size(); ++d) whole.spans.push_back({d, topo.dimensions()[d].ranks});
+  std::vector<int> all(static_cast<std::size_t>(topo.num_gpus()));
+  for (int g = 0; g < topo.num_gpus(); ++g) all[static_cast<std::size_t>(g)] = g;
+  whole.lanes.push_back(std::move(all));
+  return add_cluster_collective(plan, topo, whole, op, bytes, exec);
+}
+
+int add_messages(FlowPlan& plan, const Topology& topo, std::size_t dimension,
+                 const std::vector<std::pair<int, int>>& pairs, double bytes, const ExecutionBackendSpec& exec) {
+  if (dimension >= topo.dimensions().size()) throw InfeasibleError("add_messages: no such dimension");
+  const TopologyDimension& dim = topo.dimensions()[dimension];
+  const int job = plan.jobs++;
+  if (pairs.empty() || bytes <= 0.0) return job;
+  // The protocol the analytical model picks for one send/recv of this size on the dimension.
+  const CollectivePhase picked = best_phase(CollectiveOp::send_recv, bytes, 2, *dim.spec, exec);
+  PlanPhase pp;
+  pp.job = job;
+  pp.info = picked;
+  pp.info.dimension_id = dim.spec->id;
+  pp.info.bytes = bytes;
+  plan.phases.push_back(pp);
+  const WireProtocol wire = wire_protocol(chosen_protocol(picked, *dim.spec), dim.latency_s);
+  Chain c{plan, job, static_cast<int>(plan.phases.size()) - 1, {}, wire, dim.latency_s + wire.step_extra_s};
+  Groups groups;
+  groups.reserve(pairs.size());
+  for (const auto& [src, dst] : pairs) groups.push_back({src, dst});
+  c.step(indexed_pairs(groups, {{0, 1}}), bytes);
+  return job;
 }
 
 int add_group_collective(FlowPlan& plan, const Topology& topo, std::size_t dimension, const std::vector<int>& members,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "network/flow_plan.hpp"
@@ -20,6 +21,32 @@ namespace rapidllm::network {
 // one phase at a time. Returns the job id of the new transfers.
 int add_collective(FlowPlan& plan, const Topology& topology, CollectiveOp op, double bytes,
                    const ExecutionBackendSpec& exec);
+
+// A communicator instance in a bigger (cluster) topology: the topology dimensions it spans
+// with the ranks it uses on each (innermost first), and its lanes: same-shaped member lists
+// (GPU ids; member k's coordinate on span j is (k / ranks of the spans before j) % ranks_j)
+// that run the collective side by side, e.g. the TP lanes of a pipeline stage reducing
+// their gradients over their data-parallel groups at once.
+struct ClusterSpan {
+  std::size_t dimension = 0;
+  int ranks = 1;
+};
+struct ClusterGroup {
+  std::vector<ClusterSpan> spans;
+  std::vector<std::vector<int>> lanes;
+};
+
+// The collective of add_collective on a ClusterGroup: the same phases, each phase's groups
+// the lanes' members that differ only on that span. A span covering its dimension runs the
+// dimension's own algorithms (Torus2D decomposition); a partial one runs over its members.
+int add_cluster_collective(FlowPlan& plan, const Topology& topology, const ClusterGroup& group, CollectiveOp op,
+                           double bytes, const ExecutionBackendSpec& exec);
+
+// Point-to-point messages src -> dst (one way, all at once, `bytes` each) over paths that
+// start on topology dimension `dimension`, with the protocol the analytical model picks for
+// a send/recv of that size there. Returns the job id.
+int add_messages(FlowPlan& plan, const Topology& topology, std::size_t dimension,
+                 const std::vector<std::pair<int, int>>& pairs, double bytes, const ExecutionBackendSpec& exec);
 
 // One single-level collective among `members` (GPU ids, in ring order) using the rules of
 // topology dimension `dimension` (which decides what `auto` means and which algorithms

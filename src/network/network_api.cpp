@@ -1,7 +1,6 @@
 #include "network/network_api.hpp"
 
 #include <map>
-#include <queue>
 #include <string>
 #include <tuple>
 
@@ -11,46 +10,13 @@
 #include "network/collective_flows.hpp"
 #include "network/flow_simulator.hpp"
 #include "network/ns3_backend.hpp"
+#include "network/queued_network.hpp"
 #include "network/topology.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::network {
 
 namespace {
-
-// Submissions complete after their idle-network time; a heap orders the completions (ties in
-// submission order, so runs are deterministic).
-class QueuedNetwork : public NetworkApi {
- public:
-  void submit_collective(double start_s, CollectiveOp op, double bytes, const std::vector<GroupSpan>& group,
-                         Done done) override {
-    push(start_s + collective(op, bytes, group).time_s, std::move(done));
-  }
-  void submit_message(double start_s, const NetworkDimension& dimension, double bytes, Done done) override {
-    push(start_s + message_s(dimension, bytes), std::move(done));
-  }
-  [[nodiscard]] double next_completion_s() const override {
-    return pending_.empty() ? std::numeric_limits<double>::infinity() : pending_.top().end_s;
-  }
-  void deliver_next() override {
-    if (pending_.empty()) return;
-    Pending p = pending_.top();
-    pending_.pop();
-    p.done(p.end_s);
-  }
-
- private:
-  struct Pending {
-    double end_s;
-    std::uint64_t order;
-    Done done;
-    bool operator>(const Pending& o) const { return std::tie(end_s, order) > std::tie(o.end_s, o.order); }
-  };
-  void push(double end_s, Done done) { pending_.push(Pending{end_s, next_order_++, std::move(done)}); }
-
-  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
-  std::uint64_t next_order_ = 0;
-};
 
 class AnalyticalNetwork final : public QueuedNetwork {
  public:

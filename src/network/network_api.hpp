@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rapidllm/collective.hpp"
@@ -17,6 +18,14 @@
 #include "rapidllm/network_backend.hpp"
 
 namespace rapidllm::network {
+
+// One instance of a communicator in the cluster: its spans over the network dimensions and
+// its lanes, the member lists (cluster GPU ids = ranks, group order) that run a collective
+// side by side (the TP lanes of a pipeline stage each reduce over their own DP group).
+struct GroupInstance {
+  std::vector<GroupSpan> spans;
+  std::vector<std::vector<int>> lanes;
+};
 
 class NetworkApi {
  public:
@@ -38,10 +47,33 @@ class NetworkApi {
   virtual void submit_collective(double start_s, CollectiveOp op, double bytes, const std::vector<GroupSpan>& group,
                                  Done done) = 0;
   virtual void submit_message(double start_s, const NetworkDimension& dimension, double bytes, Done done) = 0;
-  // When the earliest submission in flight completes (infinity when none is).
+  // When the next submission in flight may complete (infinity when none is in flight).
   [[nodiscard]] virtual double next_completion_s() const = 0;
-  // Delivers that completion: calls its `done` (which may submit more).
+  // Advances to that time: calls the `done` of what completed then (which may submit more).
   virtual void deliver_next() = 0;
+
+  // The same on a given instance of a communicator. Networks that see no cluster topology
+  // (analytical, per-communicator simulation) need only its spans; one that simulates the
+  // whole cluster runs it on the instance's GPUs, where faults and other traffic lie.
+  [[nodiscard]] virtual CollectiveEstimate collective_on(CollectiveOp op, double bytes, const GroupInstance& g) {
+    return collective(op, bytes, g.spans);
+  }
+  virtual void submit_collective_on(double start_s, CollectiveOp op, double bytes, const GroupInstance& g, Done done) {
+    submit_collective(start_s, op, bytes, g.spans, std::move(done));
+  }
+  // The communicator instances and messages a job will use, before it submits any: a
+  // network that shares links between them can tell which never meet. Others ignore it.
+  virtual void plan_job(const std::vector<GroupInstance>& instances, const std::vector<std::pair<int, int>>& messages) {
+    (void)instances;
+    (void)messages;
+  }
+  // Messages of `bytes` from src to dst GPU (cluster ids) all sent at once across `dimension`
+  // (the TP lanes of a pipeline stage sending activations to the next stage).
+  virtual void submit_messages(double start_s, const NetworkDimension& dimension,
+                               const std::vector<std::pair<int, int>>& pairs, double bytes, Done done) {
+    (void)pairs;
+    submit_message(start_s, dimension, bytes, std::move(done));
+  }
 };
 
 // analytical: closed-form alpha-beta collectives (analytical_collectives.hpp); submissions

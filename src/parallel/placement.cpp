@@ -145,12 +145,23 @@ Placement::Placement(const NetworkSpec& network, const Degrees& degrees) : degre
   long long stride = 1;
   for (auto p : order) {
     const long long n = degrees.of(p);
+    stride_[index_of(p)] = stride;
     if (n > 1) {
       groups_[index_of(p)] = group_spans(network, capacity_, stride, n, to_string(p));
       neighbour_[index_of(p)] = neighbour_of(network, capacity_, stride);
     }
     stride *= n;
   }
+}
+
+std::vector<int> Placement::members(Parallelism p, long long rank) const {
+  const long long s = std::max(1LL, stride_[index_of(p)]);
+  const int n = degrees_.of(p);
+  const long long base = rank - ((rank / s) % n) * s;
+  std::vector<int> out;
+  out.reserve(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) out.push_back(static_cast<int>(base + k * s));
+  return out;
 }
 
 const std::vector<GroupSpan>& Placement::group(Parallelism p) const { return groups_[index_of(p)]; }

@@ -60,12 +60,17 @@ class Placement {
   [[nodiscard]] int degree(Parallelism p) const { return degrees_.of(p); }
   // Ranks each dimension holds (auto sizes resolved).
   [[nodiscard]] const std::vector<long long>& capacities() const { return capacity_; }
+  // Rank distance between neighbouring members of a `p` group (cluster GPU id = rank).
+  [[nodiscard]] long long stride(Parallelism p) const { return stride_[static_cast<std::size_t>(p)]; }
+  // The members (cluster GPU ids, in group order) of the `p` group that holds `rank`.
+  [[nodiscard]] std::vector<int> members(Parallelism p, long long rank) const;
 
  private:
   Degrees degrees_;
   std::vector<long long> capacity_;
   std::array<std::vector<GroupSpan>, 5> groups_;
   std::array<const NetworkDimension*, 5> neighbour_{};
+  std::array<long long, 5> stride_{};
 };
 
 }  // namespace rapidllm::parallel

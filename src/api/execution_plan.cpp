@@ -1,0 +1,61 @@
+#include "api/execution_plan.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace rapidllm::detail {
+
+exec::TrainingRunOptions training_run(const HardwareSpec& hw) {
+  exec::TrainingRunOptions o;
+  o.mode = std::string(to_string(hw.execution.mode));
+  const bool faults = !hw.network.faulty_links.empty();
+  switch (hw.execution.mode) {
+    case ExecutionMode::analytical: break;
+    case ExecutionMode::hybrid:
+      // The analytical step composition; each communicator's collectives simulated alone.
+      o.network = exec::NetworkKind::cluster_isolated;
+      break;
+    case ExecutionMode::full_astrasim_hierarchical:
+      o.network = exec::NetworkKind::cluster_isolated;
+      o.simulate_step = true;
+      // A fault makes DP replicas differ: simulate every one where it does.
+      o.symmetric = !faults;
+      o.symmetry_note = "network.faulty_links breaks the symmetry between DP replicas";
+      break;
+    case ExecutionMode::full_astrasim_flattened:
+      o.network = exec::NetworkKind::cluster_shared;
+      o.simulate_step = true;
+      o.symmetric = false;
+      o.symmetry_note = "flattened: every GPU's traffic shares the network";
+      break;
+  }
+  return o;
+}
+
+exec::NetworkKind inference_network(const HardwareSpec& hw) {
+  return hw.execution.mode == ExecutionMode::analytical ? exec::NetworkKind::analytical
+                                                         : exec::NetworkKind::cluster_isolated;
+}
+
+void note_execution_mode(const HardwareSpec& hw, RunType run) {
+  const ExecutionMode mode = hw.execution.mode;
+  const std::size_t faults = hw.network.faulty_links.size();
+  if (mode == ExecutionMode::analytical && faults > 0) {
+    spdlog::warn("network.faulty_links lists {} degraded or failed link(s), but execution_backend.model is analytical: "
+                 "the analytical network has no links to degrade, so this is the healthy network's prediction. Set "
+                 "execution_backend.model: astra with astra.mode: full_astrasim_hierarchical (or --set "
+                 "execution_backend.model=astra) to simulate them",
+                 faults);
+  }
+  if (mode == ExecutionMode::hybrid && faults > 0) {
+    spdlog::warn("execution mode hybrid times the communicators of rank 0 alone: a faulty link that none of them "
+                 "crosses does not change the prediction; full_astrasim_hierarchical simulates every DP replica");
+  }
+  if (run == RunType::inference &&
+      (mode == ExecutionMode::full_astrasim_hierarchical || mode == ExecutionMode::full_astrasim_flattened)) {
+    spdlog::warn("execution mode {}: inference is not simulated step by step yet; its collectives are simulated "
+                 "alone on the cluster network (as in hybrid) and composed analytically",
+                 to_string(mode));
+  }
+}
+
+}  // namespace rapidllm::detail

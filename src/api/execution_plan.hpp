@@ -1,0 +1,20 @@
+// RAPID-LLM's execution modes (execution_backend.model / astra.mode) mapped onto rapidllm's
+// executors and networks (docs/execution-modes.md), with a warning wherever a config asks
+// for something the chosen mode cannot show (a fault the analytical network has no links
+// for): never silent.
+#pragma once
+
+#include "exec/training_predictor.hpp"
+#include "rapidllm/hardware_spec.hpp"
+#include "rapidllm/model_spec.hpp"
+
+namespace rapidllm::detail {
+
+// How to evaluate an LLM training step under the hardware's execution mode.
+[[nodiscard]] exec::TrainingRunOptions training_run(const HardwareSpec& hardware);
+// The network inference runs its collectives on (inference keeps the analytical pipeline).
+[[nodiscard]] exec::NetworkKind inference_network(const HardwareSpec& hardware);
+// Logs what the mode does not model for this workload.
+void note_execution_mode(const HardwareSpec& hardware, RunType run);
+
+}  // namespace rapidllm::detail

@@ -1,0 +1,50 @@
+// Plays a StepGraph on the cluster: simulated units (a TP group of GPUs in lockstep: one
+// per pipeline stage under symmetry, every (stage, DP replica, CP rank) group without it),
+// each with a compute stream and one channel per communicator (pipeline sends one per
+// direction); collectives start when every unit of their group has reached them and run on
+// the network interface, so on a shared network TP, PP and DP traffic that meet on a link
+// slow each other down. Compute-stream idle time is charged to what it waited for.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "exec/step_graph.hpp"
+#include "exec/timeline.hpp"
+#include "model/layer_ops.hpp"
+#include "network/network_api.hpp"
+#include "parallel/placement.hpp"
+
+namespace rapidllm::exec {
+
+struct StepSimOptions {
+  bool symmetric = true;       // one unit per stage stands for its DP replicas and CP ranks
+  bool record_timeline = false;
+};
+
+inline constexpr std::size_t kOpClassCount = 8;
+
+struct StepSimResult {
+  double step_s = 0.0;           // last node of the step (next-step parameter gathers aside)
+  double next_step_gather_s = 0.0;   // the post-optimizer parameter all-gather, all buckets
+  double last_gather_bucket_s = 0.0;
+  int units = 0;
+  std::size_t nodes_run = 0;
+  // The critical unit (most compute) over [0, step_s]: its compute by op class, its
+  // recomputation, compute-stream idle by what it waited for, and the pipeline bubble.
+  int critical_stage = 0;
+  std::array<double, kOpClassCount> compute_s{};
+  double recompute_s = 0.0;
+  double optimizer_s = 0.0;
+  std::array<double, model::kCommPurposes> exposed_comm_s{};
+  double bubble_s = 0.0;
+  // Per stage: the most micro-batches (chunk activations / vpp) live at once.
+  std::vector<double> peak_in_flight;
+  Timeline timeline;  // with record_timeline
+};
+
+[[nodiscard]] StepSimResult simulate_step(const StepGraph& graph, const parallel::Placement& placement,
+                                          network::NetworkApi& network, const StepSimOptions& options, int vpp);
+
+}  // namespace rapidllm::exec
