@@ -1,9 +1,9 @@
+// The per-topology routes of a healthy topology and the dispatch between them and the
+// whole-graph routes used once anything is faulty (routing_faults.cpp).
 #include "network/routing.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cstddef>
-#include <deque>
 
 #include <fmt/format.h>
 
@@ -11,13 +11,10 @@
 
 namespace rapidllm::network {
 
-namespace {
-constexpr int kUnreachable = INT_MAX;
-constexpr std::size_t kMaxCachedDistances = 1u << 24;  // ints kept in the distance cache
-}  // namespace
-
 Router::Router(const Topology& topology) : topo_(topology) {
-  for (const auto& d : topo_.dimensions()) any_failed_ = any_failed_ || d.has_failed_link;
+  any_fault_ = topo_.has_faults();
+  for (const auto& d : topo_.dimensions()) any_degraded_ = any_degraded_ || d.has_degraded_link;
+  healthy_.avoid_degraded = true;
 }
 
 double Router::walk(const std::vector<int>& nodes, double fraction, std::vector<LinkShare>& out) {
@@ -33,14 +30,17 @@ double Router::walk(const std::vector<int>& nodes, double fraction, std::vector<
 
 double Router::route(int src, int dst, std::vector<LinkShare>& out) {
   if (src == dst) return 0.0;
+  // A healthy direct cable is the one shortest path, faults or not. A degraded one is not
+  // taken for granted: its flow may be split with a detour (route_around_degraded).
   if (auto direct = topo_.link_between(src, dst)) {
     const Link& l = topo_.links()[static_cast<std::size_t>(*direct)];
-    if (l.capacity_bytes_per_s > 0.0) {
+    if (l.capacity_bytes_per_s > 0.0 && !l.degraded()) {
       out.push_back(LinkShare{*direct, 1.0});
       return l.latency_s;
     }
   }
-  if (any_failed_ || src >= topo_.num_gpus() || dst >= topo_.num_gpus()) return route_shortest(src, dst, out);
+  if (any_degraded_) return route_around_degraded(src, dst, out);
+  if (any_fault_ || src >= topo_.num_gpus() || dst >= topo_.num_gpus()) return route_shortest(up_, src, dst, out);
   // Dimension order, innermost first: fix one coordinate at a time.
   double latency = 0.0;
   int at = src;
@@ -128,90 +128,6 @@ double Router::route_in_dimension(std::size_t d, int src, int dst, double fracti
     }
   }
   return 0.0;
-}
-
-const std::vector<int>& Router::distances_to(int dst) {
-  if (auto it = dist_cache_.find(dst); it != dist_cache_.end()) return it->second;
-  if (in_links_.empty()) {
-    in_links_.resize(static_cast<std::size_t>(topo_.num_nodes()));
-    const auto& links = topo_.links();
-    for (std::size_t i = 0; i < links.size(); ++i) {
-      if (links[i].capacity_bytes_per_s > 0.0) in_links_[static_cast<std::size_t>(links[i].dst)].push_back(static_cast<int>(i));
-    }
-  }
-  if (dist_cache_.size() * static_cast<std::size_t>(topo_.num_nodes()) > kMaxCachedDistances) dist_cache_.clear();
-  std::vector<int> dist(static_cast<std::size_t>(topo_.num_nodes()), kUnreachable);
-  std::deque<int> queue{dst};
-  dist[static_cast<std::size_t>(dst)] = 0;
-  while (!queue.empty()) {
-    const int v = queue.front();
-    queue.pop_front();
-    for (int id : in_links_[static_cast<std::size_t>(v)]) {
-      const int u = topo_.links()[static_cast<std::size_t>(id)].src;
-      // Switches forward; GPUs relay only for themselves (a path may not pass through a GPU
-      // of another dimension's slice unless it is an endpoint): allow GPU relays, as NCCL's
-      // PXN / host forwarding would, so a failed link can be bypassed on any topology.
-      if (dist[static_cast<std::size_t>(u)] == kUnreachable) {
-        dist[static_cast<std::size_t>(u)] = dist[static_cast<std::size_t>(v)] + 1;
-        queue.push_back(u);
-      }
-    }
-  }
-  return dist_cache_.emplace(dst, std::move(dist)).first->second;
-}
-
-double Router::route_shortest(int src, int dst, std::vector<LinkShare>& out) {
-  const std::vector<int>& dist = distances_to(dst);
-  if (dist[static_cast<std::size_t>(src)] == kUnreachable) {
-    throw InfeasibleError(fmt::format("no path from {} to {}: the failed links in network.faulty_links disconnect them",
-                                      topo_.node_name(src), topo_.node_name(dst)));
-  }
-  // Equal-cost multipath: at each node, split what arrives evenly over the surviving links
-  // that lead one hop closer to dst. Nodes are visited level by level (distance falls by 1).
-  const auto nn = static_cast<std::size_t>(topo_.num_nodes());
-  if (frac_scratch_.size() != nn) {
-    frac_scratch_.assign(nn, 0.0);
-    lat_scratch_.assign(nn, 0.0);
-  }
-  std::vector<int> level{src};
-  frac_scratch_[static_cast<std::size_t>(src)] = 1.0;
-  lat_scratch_[static_cast<std::size_t>(src)] = 0.0;
-  double latency = 0.0;
-  while (!level.empty()) {
-    std::vector<int> next;
-    for (int u : level) {
-      const double f = frac_scratch_[static_cast<std::size_t>(u)];
-      const double lat = lat_scratch_[static_cast<std::size_t>(u)];
-      frac_scratch_[static_cast<std::size_t>(u)] = 0.0;
-      if (u == dst) {
-        latency = std::max(latency, lat);
-        continue;
-      }
-      std::vector<int> hops;
-      for (int id : topo_.out_links(u)) {
-        const Link& l = topo_.links()[static_cast<std::size_t>(id)];
-        if (l.capacity_bytes_per_s > 0.0 && dist[static_cast<std::size_t>(l.dst)] == dist[static_cast<std::size_t>(u)] - 1) {
-          hops.push_back(id);
-        }
-      }
-      const double share = f / static_cast<double>(hops.size());
-      for (int id : hops) {
-        const Link& l = topo_.links()[static_cast<std::size_t>(id)];
-        out.push_back(LinkShare{id, share});
-        auto& fv = frac_scratch_[static_cast<std::size_t>(l.dst)];
-        auto& lv = lat_scratch_[static_cast<std::size_t>(l.dst)];
-        if (fv == 0.0) {
-          next.push_back(l.dst);
-          lv = lat + l.latency_s;
-        } else {
-          lv = std::max(lv, lat + l.latency_s);
-        }
-        fv += share;
-      }
-    }
-    level = std::move(next);
-  }
-  return latency;
 }
 
 }  // namespace rapidllm::network

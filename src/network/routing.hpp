@@ -1,7 +1,12 @@
-// Routes between nodes of a Topology: per-topology rules when a dimension is healthy
-// (ring: shorter way round; torus/mesh: dimension order, x then y; fat-tree: ECMP split
-// evenly over the spines; several dimensions: innermost first), and shortest paths with
-// equal-cost splitting over the surviving links when a dimension has a failed link.
+// Routes between nodes of a Topology.
+// - No fault anywhere: per-topology rules (ring: shorter way round; torus/mesh: dimension
+//   order, x then y; fat-tree: ECMP split evenly over the spines; several dimensions:
+//   innermost first).
+// - Any fault (a link failed, weight 0, or degraded, 0 < weight < 1): every pair is routed
+//   over the whole graph (routing_faults.cpp): hop-count shortest paths with equal-cost
+//   splitting over the links still up; a flow whose paths cross a degraded link is split
+//   between those paths and the shortest paths avoiding every degraded link, in proportion
+//   to the rate each route can carry alone. Rationale in docs/network-simulator.md, "Routing".
 #pragma once
 
 #include <unordered_map>
@@ -28,16 +33,29 @@ class Router {
 
  private:
   double route_in_dimension(std::size_t d, int src, int dst, double fraction, std::vector<LinkShare>& out);
-  double route_shortest(int src, int dst, std::vector<LinkShare>& out);
   double walk(const std::vector<int>& nodes, double fraction, std::vector<LinkShare>& out);
-  const std::vector<int>& distances_to(int dst);
+
+  // routing_faults.cpp. A graph is the set of links routing may use: every link still up,
+  // or (avoid_degraded) only the links with no fault at all.
+  struct Graph {
+    bool avoid_degraded = false;
+    std::unordered_map<int, std::vector<int>> dist_cache;  // dst -> hop distance of every node
+    std::vector<std::vector<int>> in_links;                // reverse adjacency, built on first need
+  };
+  [[nodiscard]] bool usable(const Link& l, const Graph& g) const;
+  const std::vector<int>& distances_to(Graph& g, int dst);
+  double route_shortest(Graph& g, int src, int dst, std::vector<LinkShare>& out);
+  double route_around_degraded(int src, int dst, std::vector<LinkShare>& out);
+  [[nodiscard]] double solo_rate(const std::vector<LinkShare>& route, std::size_t first) const;
 
   const Topology& topo_;
-  bool any_failed_ = false;
-  std::unordered_map<int, std::vector<int>> dist_cache_;
-  std::vector<std::vector<int>> in_links_;  // reverse adjacency, built on first need
+  bool any_fault_ = false;
+  bool any_degraded_ = false;
+  Graph up_;       // links with capacity > 0
+  Graph healthy_;  // links with no fault
   std::vector<double> frac_scratch_;
   std::vector<double> lat_scratch_;
+  std::vector<LinkShare> detour_scratch_;
 };
 
 }  // namespace rapidllm::network

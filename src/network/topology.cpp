@@ -74,7 +74,7 @@ Topology::Topology(const std::vector<GroupSpan>& spans, const std::vector<Faulty
 
 int Topology::add_link(int a, int b, double capacity, double latency, int dim) {
   const int id = static_cast<int>(links_.size());
-  links_.push_back(Link{a, b, capacity, latency, dim});
+  links_.push_back(Link{a, b, capacity, latency, dim, 1.0});
   link_index_.emplace((static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b), id);
   if (out_.size() < static_cast<std::size_t>(nodes_)) out_.resize(static_cast<std::size_t>(nodes_));
   out_[static_cast<std::size_t>(a)].push_back(id);
@@ -246,12 +246,23 @@ void Topology::apply_faults(const std::vector<FaultyLink>& faults) {
     for (int id : {*ab, *ba}) {
       Link& l = links_[static_cast<std::size_t>(id)];
       l.capacity_bytes_per_s *= f.weight;
+      l.fault_weight = std::max(0.0, l.fault_weight * f.weight);
       if (f.weight <= 0.0) {
         l.capacity_bytes_per_s = 0.0;
+        l.fault_weight = 0.0;
         dims_[static_cast<std::size_t>(l.dimension)].has_failed_link = true;
       }
     }
   }
+  // After all faults: two entries for one cable multiply, and may cancel out to healthy.
+  for (const Link& l : links_) {
+    if (l.degraded()) dims_[static_cast<std::size_t>(l.dimension)].has_degraded_link = true;
+  }
+}
+
+bool Topology::has_faults() const {
+  return std::any_of(dims_.begin(), dims_.end(),
+                     [](const TopologyDimension& d) { return d.has_failed_link || d.has_degraded_link; });
 }
 
 std::string Topology::node_name(int node) const {

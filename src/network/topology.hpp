@@ -23,6 +23,11 @@ struct Link {
   double capacity_bytes_per_s = 0.0;
   double latency_s = 0.0;
   int dimension = 0;  // index into Topology::dimensions()
+  // The product of the weights network.faulty_links gives this cable: 1 = healthy,
+  // (0, 1) = degraded (soft fault), 0 = failed. Routing reads it (routing.hpp).
+  double fault_weight = 1.0;
+
+  [[nodiscard]] bool degraded() const { return fault_weight > 0.0 && fault_weight < 1.0; }
 };
 
 // One stacked dimension of the topology: `ranks` GPUs per slice, GPU coordinate on it
@@ -38,6 +43,7 @@ struct TopologyDimension {
   int leaves_per_slice = 0;     // SuperPOD only
   int leaf_size = 0;            // SuperPOD only: GPUs per leaf switch
   bool has_failed_link = false;
+  bool has_degraded_link = false;  // a soft fault (0 < weight < 1) on one of its links
   double latency_s = 0.0;       // the dimension's per-step latency (alpha)
 };
 
@@ -54,6 +60,8 @@ class Topology {
   [[nodiscard]] const std::vector<Link>& links() const { return links_; }
   [[nodiscard]] const std::vector<int>& out_links(int node) const { return out_[static_cast<std::size_t>(node)]; }
   [[nodiscard]] const std::vector<TopologyDimension>& dimensions() const { return dims_; }
+  // Whether any link is failed or degraded: routing then leaves the per-topology rules.
+  [[nodiscard]] bool has_faults() const;
   // The link from a to b, if one exists (failed or not).
   [[nodiscard]] std::optional<int> link_between(int a, int b) const;
   // A readable name of a node: "GPU 5" or "switch 9 (dimension 'ib')".
@@ -78,6 +86,13 @@ class Topology {
   std::vector<std::vector<int>> out_;
   std::unordered_map<std::uint64_t, int> link_index_;  // (src << 32 | dst) -> link id
 };
+
+// Rejects faults that do not name a cable of `cluster`: a node id outside 0..num_nodes()-1,
+// or two nodes that no cable joins. The Topology constructor ignores the first (a
+// communicator's topology is a part of the cluster, and the config names cluster nodes), so
+// a caller that builds the whole cluster's topology uses this to catch a mistyped id. Throws
+// ConfigError on the key `network.faulty_links[i]`, naming the valid node-id range.
+void check_faults_exist(const Topology& cluster, const std::vector<FaultyLink>& faults);
 
 // The two axes of a 2-D dimension holding n ranks: its configured [a, b] when that holds
 // exactly n, else the most square factorization a <= b (the analytical backend's rule).

@@ -1,0 +1,149 @@
+// Whole-graph routing once a topology has a fault (docs/network-simulator.md, "Routing").
+// Failed links are gone; the rest is routed over hop-count shortest paths with equal-cost
+// splitting (GPUs may relay, as NCCL's PXN does). A flow whose shortest paths cross a
+// degraded link is split between them and the shortest paths that avoid every degraded
+// link, in proportion to the rate each route carries alone: what an adaptive router
+// converges to for one flow, and continuous in the fault weight w. At w -> 0 the degraded
+// route carries nothing and the result is exactly the failed-link routing; so a degraded
+// link can only add capacity to what the failed link leaves, never cost more.
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <deque>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "network/routing.hpp"
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::network {
+
+namespace {
+constexpr int kUnreachable = INT_MAX;
+constexpr std::size_t kMaxCachedDistances = 1u << 24;  // ints kept in one graph's distance cache
+}  // namespace
+
+bool Router::usable(const Link& l, const Graph& g) const {
+  return l.capacity_bytes_per_s > 0.0 && !(g.avoid_degraded && l.degraded());
+}
+
+// Hop distance of every node to dst over g's links (breadth-first from dst over reversed
+// links), cached per destination: a collective routes many sources to each destination.
+const std::vector<int>& Router::distances_to(Graph& g, int dst) {
+  if (auto it = g.dist_cache.find(dst); it != g.dist_cache.end()) return it->second;
+  if (g.in_links.empty()) {
+    g.in_links.resize(static_cast<std::size_t>(topo_.num_nodes()));
+    const auto& links = topo_.links();
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      if (usable(links[i], g)) g.in_links[static_cast<std::size_t>(links[i].dst)].push_back(static_cast<int>(i));
+    }
+  }
+  if (g.dist_cache.size() * static_cast<std::size_t>(topo_.num_nodes()) > kMaxCachedDistances) g.dist_cache.clear();
+  std::vector<int> dist(static_cast<std::size_t>(topo_.num_nodes()), kUnreachable);
+  std::deque<int> queue{dst};
+  dist[static_cast<std::size_t>(dst)] = 0;
+  while (!queue.empty()) {
+    const int v = queue.front();
+    queue.pop_front();
+    for (int id : g.in_links[static_cast<std::size_t>(v)]) {
+      const int u = topo_.links()[static_cast<std::size_t>(id)].src;
+      // Any node forwards, GPUs included (NCCL's PXN / host forwarding), so a fault can be
+      // bypassed on any topology, through another dimension if need be.
+      if (dist[static_cast<std::size_t>(u)] == kUnreachable) {
+        dist[static_cast<std::size_t>(u)] = dist[static_cast<std::size_t>(v)] + 1;
+        queue.push_back(u);
+      }
+    }
+  }
+  return g.dist_cache.emplace(dst, std::move(dist)).first->second;
+}
+
+double Router::route_shortest(Graph& g, int src, int dst, std::vector<LinkShare>& out) {
+  const std::vector<int>& dist = distances_to(g, dst);
+  if (dist[static_cast<std::size_t>(src)] == kUnreachable) {
+    throw InfeasibleError(fmt::format("no path from {} to {}: the failed links in network.faulty_links disconnect them",
+                                      topo_.node_name(src), topo_.node_name(dst)));
+  }
+  // Equal-cost multipath: at each node, split what arrives evenly over the usable links
+  // that lead one hop closer to dst. Nodes are visited level by level (distance falls by 1),
+  // so each link appears once in the route.
+  const auto nn = static_cast<std::size_t>(topo_.num_nodes());
+  if (frac_scratch_.size() != nn) {
+    frac_scratch_.assign(nn, 0.0);
+    lat_scratch_.assign(nn, 0.0);
+  }
+  std::vector<int> level{src};
+  frac_scratch_[static_cast<std::size_t>(src)] = 1.0;
+  lat_scratch_[static_cast<std::size_t>(src)] = 0.0;
+  double latency = 0.0;
+  while (!level.empty()) {
+    std::vector<int> next;
+    for (int u : level) {
+      const double f = frac_scratch_[static_cast<std::size_t>(u)];
+      const double lat = lat_scratch_[static_cast<std::size_t>(u)];
+      frac_scratch_[static_cast<std::size_t>(u)] = 0.0;
+      if (u == dst) {
+        latency = std::max(latency, lat);
+        continue;
+      }
+      std::vector<int> hops;
+      for (int id : topo_.out_links(u)) {
+        const Link& l = topo_.links()[static_cast<std::size_t>(id)];
+        if (usable(l, g) && dist[static_cast<std::size_t>(l.dst)] == dist[static_cast<std::size_t>(u)] - 1) {
+          hops.push_back(id);
+        }
+      }
+      const double share = f / static_cast<double>(hops.size());
+      for (int id : hops) {
+        const Link& l = topo_.links()[static_cast<std::size_t>(id)];
+        out.push_back(LinkShare{id, share});
+        auto& fv = frac_scratch_[static_cast<std::size_t>(l.dst)];
+        auto& lv = lat_scratch_[static_cast<std::size_t>(l.dst)];
+        if (fv == 0.0) {
+          next.push_back(l.dst);
+          lv = lat + l.latency_s;
+        } else {
+          lv = std::max(lv, lat + l.latency_s);
+        }
+        fv += share;
+      }
+    }
+    level = std::move(next);
+  }
+  return latency;
+}
+
+// The rate one flow reaches on route[first..] with nothing else on the network: the link
+// whose capacity per unit of the flow's fraction on it is least.
+double Router::solo_rate(const std::vector<LinkShare>& route, std::size_t first) const {
+  double rate = std::numeric_limits<double>::infinity();
+  for (std::size_t i = first; i < route.size(); ++i) {
+    const double cap = topo_.links()[static_cast<std::size_t>(route[i].link)].capacity_bytes_per_s;
+    rate = std::min(rate, cap / route[i].fraction);
+  }
+  return rate;
+}
+
+double Router::route_around_degraded(int src, int dst, std::vector<LinkShare>& out) {
+  const std::size_t first = out.size();
+  const double latency = route_shortest(up_, src, dst, out);
+  const bool crosses = std::any_of(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [&](const LinkShare& s) {
+    return topo_.links()[static_cast<std::size_t>(s.link)].degraded();
+  });
+  if (!crosses) return latency;
+  // No route without degraded links: the flow has nowhere else to go.
+  if (distances_to(healthy_, dst)[static_cast<std::size_t>(src)] == kUnreachable) return latency;
+  detour_scratch_.clear();
+  const double detour_latency = route_shortest(healthy_, src, dst, detour_scratch_);
+  // Split in proportion to what each route carries alone: both then finish together, so the
+  // flow alone takes bytes / (direct + detour rate) <= bytes / detour rate (the failed case).
+  const double direct_rate = solo_rate(out, first);
+  const double detour_rate = solo_rate(detour_scratch_, 0);
+  const double on_direct = direct_rate / (direct_rate + detour_rate);
+  for (std::size_t i = first; i < out.size(); ++i) out[i].fraction *= on_direct;
+  for (const LinkShare& s : detour_scratch_) out.push_back(LinkShare{s.link, s.fraction * (1.0 - on_direct)});
+  return std::max(latency, detour_latency);
+}
+
+}  // namespace rapidllm::network
