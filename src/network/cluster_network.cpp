@@ -45,6 +45,7 @@ CollectiveEstimate estimate_of(CollectiveOp op, double bytes, int ranks, const F
 ClusterNetwork::ClusterNetwork(const NetworkSpec& network, const ExecutionBackendSpec& exec,
                                const std::vector<long long>& capacities, Sharing sharing)
     : exec_(exec), topology_(whole_cluster(network, capacities), network.faulty_links), sharing_(sharing) {
+  check_faults_exist(topology_, network.faulty_links);
   simulator_ = std::make_unique<FlowSimulator>(topology_);
   if (sharing_ == Sharing::shared) engine_ = std::make_unique<FlowEngine>(topology_);
 }
