@@ -17,8 +17,10 @@ void add_set_option(CLI::App& command, std::vector<std::string>& sets) {
 
 OutputFormat format_of(const OutputOptions& options) { return *parse_output_format(options.format); }
 
-void write_prediction(const Scenario& scenario, const OutputOptions& output) {
-  const Result result = predict(scenario);
+void write_prediction(const Scenario& scenario, const OutputOptions& output, const StepExports& exports) {
+  PredictOptions options;
+  options.exports = exports;
+  const Result result = predict(scenario, options);
   if (!result.ok()) throw InfeasibleError(result.message);
   write_output(render_prediction(result, scenario, format_of(output)), output.path);
 }

@@ -33,7 +33,7 @@ template <class Enum>
 
 // Predicts the scenario and writes its report; an infeasible one throws InfeasibleError
 // with the reason (main: exit 1).
-void write_prediction(const Scenario& scenario, const OutputOptions& output);
+void write_prediction(const Scenario& scenario, const OutputOptions& output, const StepExports& exports = {});
 
 // Subcommand registration; each lives in its own cmd_*.cpp.
 void add_predict_command(CLI::App& app);

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "rapidllm/predict.hpp"
 #include "rapidllm/scenario.hpp"
 
 namespace rapidllm::cli {
@@ -12,6 +13,7 @@ struct PredictCommandOptions {
   std::string model;
   std::vector<std::string> sets;
   OutputOptions output;
+  StepExports exports;
 };
 }  // namespace
 
@@ -22,8 +24,15 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--model", options->model, "model YAML (RAPID-LLM schema)")->required();
   add_set_option(*cmd, options->sets);
   add_output_options(*cmd, options->output);
+  cmd->add_option("--trace", options->exports.trace_file,
+                  "write the simulated step as a Chrome/Perfetto trace (JSON; open in ui.perfetto.dev); needs "
+                  "execution_backend.astra.mode full_astrasim_hierarchical or full_astrasim_flattened");
+  cmd->add_option("--trace-ranks", options->exports.trace_ranks, "ranks the trace and the Chakra files cover, e.g. 0-7,64 (default: all)");
+  cmd->add_option("--chakra", options->exports.chakra_dir,
+                  "write one Chakra execution trace per rank of the training step to DIR (rapidllm.<rank>.et)");
   cmd->callback([options] {
-    write_prediction(load_scenario(options->hardware, options->model, options->sets), options->output);
+    write_prediction(load_scenario(options->hardware, options->model, options->sets), options->output,
+                     options->exports);
   });
 }
 

@@ -50,13 +50,24 @@ class PredictionCache {
   std::unique_ptr<Impl> impl_;
 };
 
+// Files a training prediction can also write. The trace needs a step-simulating execution
+// mode (execution_backend.astra.mode: full_astrasim_hierarchical or full_astrasim_flattened);
+// the Chakra traces are the step's per-rank operator graphs in any mode.
+struct StepExports {
+  std::string trace_file;   // Chrome/Perfetto JSON timeline (opens in ui.perfetto.dev); empty = none
+  std::string trace_ranks;  // which ranks the trace shows, e.g. "0-7,64"; empty = every rank
+  std::string chakra_dir;   // one Chakra execution trace per rank: <dir>/rapidllm.<rank>.et; empty = none
+};
+
 struct PredictOptions {
   PredictionCache* cache = nullptr;  // nullptr = a cache of this prediction's own
+  StepExports exports;
 };
 
 // GEMM workloads run in scenario.gemm_dtype; LLM workloads predict one training step or
 // one inference run, as model.run_type says. Throws ConfigError for a workload the models
-// do not cover yet (e.g. mixture-of-experts).
+// do not cover yet (e.g. mixture-of-experts) and for exports the workload or mode cannot
+// give (nothing is written then).
 [[nodiscard]] Result predict(const Scenario& scenario, const PredictOptions& options = {});
 
 struct CollectiveRequest {

@@ -1,6 +1,7 @@
 #include "rapidllm/predict.hpp"
 
 #include "api/execution_plan.hpp"
+#include "api/step_exports.hpp"
 #include "api/prediction_cache_impl.hpp"
 #include "exec/gemm_predictor.hpp"
 #include "exec/inference_predictor.hpp"
@@ -12,15 +13,25 @@ namespace rapidllm {
 namespace {
 
 // The workload's prediction; throws InfeasibleError when the scenario cannot run.
-decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::CostCache* costs) {
+decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::CostCache* costs,
+                                              const StepExports& exports) {
   const HardwareSpec& hardware = scenario.hardware;
   if (const auto* gemm = std::get_if<GemmModelSpec>(&scenario.model.workload)) {
     return exec::predict_gemm(hardware, *gemm, scenario.gemm_dtype.value_or(hardware.sw.precision.tensor_format.dtype));
   }
   const auto& llm = std::get<LlmModelSpec>(scenario.model.workload);
   detail::note_execution_mode(hardware, llm.run_type);
+  detail::check_exports(exports, hardware, llm.run_type);
   if (llm.run_type == RunType::training) {
-    return exec::predict_training(hardware, llm, scenario.model_file, costs, detail::training_run(hardware));
+    exec::TrainingRunOptions run = detail::training_run(hardware);
+    exec::Timeline timeline;
+    exec::StepGraph graph;
+    const bool exporting = !exports.trace_file.empty() || !exports.chakra_dir.empty();
+    if (!exports.trace_file.empty()) run.timeline = &timeline;
+    if (exporting) run.graph = &graph;
+    TrainingPrediction p = exec::predict_training(hardware, llm, scenario.model_file, costs, run);
+    if (exporting) detail::write_exports(exports, timeline, graph);
+    return p;
   }
   return exec::predict_inference(hardware, llm, scenario.model_file, costs, exec::ExecutorKind::analytical,
                                  detail::inference_network(hardware));
@@ -31,7 +42,8 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
 Result predict(const Scenario& scenario, const PredictOptions& options) {
   Result result;
   try {
-    result.prediction = predict_workload(scenario, options.cache != nullptr ? &options.cache->impl_->costs : nullptr);
+    result.prediction = predict_workload(scenario, options.cache != nullptr ? &options.cache->impl_->costs : nullptr,
+                                         options.exports);
   } catch (const InfeasibleError& e) {
     // A point that cannot run is a result, not a failure; ConfigError (a workload the
     // models do not cover) propagates.

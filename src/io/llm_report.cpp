@@ -60,6 +60,30 @@ std::string breakdown_table(const Breakdown& b, double total) {
   return t.render();
 }
 
+nlohmann::json execution_json(const ExecutionSummary& e) {
+  nlohmann::json out{{"mode", e.mode}, {"network", e.network}, {"pipeline", e.pipeline}};
+  if (e.pipeline == "simulated") {
+    out.update({{"simulated_units", e.simulated_units},
+                {"symmetry", e.symmetry},
+                {"reductions", e.reductions},
+                {"simulated_nodes", e.simulated_nodes},
+                {"network_simulations", e.network_simulations},
+                {"peak_in_flight_micro_batches", e.peak_in_flight_micro_batches}});
+  }
+  return out;
+}
+
+std::string execution_line(const ExecutionSummary& e) {
+  const std::string_view network = e.network == "analytical"      ? "analytical network"
+                                   : e.network == "flow_isolated" ? "flow-simulated collectives, each alone"
+                                                                  : "flow-simulated collectives sharing links";
+  if (e.pipeline != "simulated") {
+    return fmt::format("evaluated       {}: pipeline formulas, {}\n", e.mode, network);
+  }
+  return fmt::format("evaluated       {}: step simulated on {} unit(s){}, {}\n", e.mode, e.simulated_units,
+                     e.symmetry ? " (symmetry)" : "", network);
+}
+
 }  // namespace
 
 nlohmann::json training_report_json(const TrainingPrediction& p, const ReportHeader& header) {
@@ -82,7 +106,8 @@ nlohmann::json training_report_json(const TrainingPrediction& p, const ReportHea
               {"memory_capacity_bytes", p.memory.capacity_bytes},
               {"peak_memory_stage", p.memory.stage},
               {"memory_breakdown", memory_json(p.memory)},
-              {"stage_peak_memory_bytes", stage_totals(p.stage_memory)}});
+              {"stage_peak_memory_bytes", stage_totals(p.stage_memory)},
+              {"execution", execution_json(p.execution)}});
   add_energy(out, p.energy);
   return out;
 }
@@ -97,6 +122,7 @@ std::string training_report_table(const TrainingPrediction& p, const ReportHeade
                      human_rate(p.tokens_per_s / p.num_gpus, "tokens"));
   out += fmt::format("MFU             {:.1f}%\n", 100.0 * p.mfu);
   out += fmt::format("pipeline bubble {:.1f}% of each flush\n", 100.0 * p.pipeline_bubble_fraction);
+  out += execution_line(p.execution);
   out += energy_line(p.energy, "token");
   out += '\n';
   out += breakdown_table(p.breakdown, p.step_time_s);

@@ -72,7 +72,7 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
 
 // The row's inference prediction, or nullopt with `reason` when it cannot run.
 std::optional<InferencePrediction> predict_row(const Scenario& s, PredictionCache& cache, std::string& reason) {
-  Result result = predict(s, {.cache = &cache});
+  Result result = predict(s, {.cache = &cache, .exports = {}});
   if (!result.ok()) {
     reason = result.message;
     return std::nullopt;

@@ -94,7 +94,7 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
     }
     const Scenario s{std::move(*hw), ModelSpec{{}, m}, c.row_id, std::nullopt};
     try {
-      const Result result = predict(s, {.cache = &cache});
+      const Result result = predict(s, {.cache = &cache, .exports = {}});
       if (result.ok()) {
         const auto& pred = std::get<TrainingPrediction>(result.prediction);
         const MemoryBreakdown& first = pred.stage_memory.front();

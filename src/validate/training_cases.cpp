@@ -145,7 +145,7 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache
     return c;
   }
   try {
-    const Result result = predict(*s, {.cache = &cache});
+    const Result result = predict(*s, {.cache = &cache, .exports = {}});
     if (!result.ok()) {
       c.status = CaseStatus::failed;
       c.reason = result.message;

@@ -84,9 +84,9 @@ TEST(Predict, AReusedCacheGivesIdenticalResults) {
   const Scenario a = shipped_scenario("H100_SXM5_80GB", "llama3.1-8b");
   const Scenario b = shipped_scenario("H100_SXM5_80GB", "llama3.1-8b", {"parallelism.tp=2"});
   PredictionCache cache;
-  const Result a_cached = predict(a, {.cache = &cache});
-  const Result b_cached = predict(b, {.cache = &cache});  // the same device: costs reused
-  const Result a_again = predict(a, {.cache = &cache});
+  const Result a_cached = predict(a, {.cache = &cache, .exports = {}});
+  const Result b_cached = predict(b, {.cache = &cache, .exports = {}});  // the same device: costs reused
+  const Result a_again = predict(a, {.cache = &cache, .exports = {}});
   ASSERT_TRUE(a_cached.ok() && b_cached.ok() && a_again.ok());
   const double a_step = std::get<TrainingPrediction>(predict(a).prediction).step_time_s;
   const double b_step = std::get<TrainingPrediction>(predict(b).prediction).step_time_s;
@@ -96,7 +96,7 @@ TEST(Predict, AReusedCacheGivesIdenticalResults) {
 
   // The cache moves with its contents (one per worker thread, handed over).
   PredictionCache moved = std::move(cache);
-  const Result after_move = predict(b, {.cache = &moved});
+  const Result after_move = predict(b, {.cache = &moved, .exports = {}});
   ASSERT_TRUE(after_move.ok());
   EXPECT_EQ(std::get<TrainingPrediction>(after_move.prediction).step_time_s, b_step);
 }
