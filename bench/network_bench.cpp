@@ -1,8 +1,10 @@
-// Flow-simulator wall time vs ranks (64 ... 16,384) for a ring all-reduce on one switch and
-// for an all-to-all on the DGX H100 layout (8 GPUs per NVSwitch x InfiniBand): topology,
-// plan, routing and simulation all included. Prints the curve.
+// Flow-simulator wall time vs ranks for a ring all-reduce on one switch (64 ... --max-ranks,
+// default 16,384; targets: < 1 s at 16,384 and < 10 s at 65,536 ranks on one core) and for an
+// all-to-all on the DGX H100 layout (8 GPUs per NVSwitch x InfiniBand; 64 ... --max-a2a-ranks,
+// default 16,384: it routes n^2 pairs, 2.7e8 at 16,384). Topology, plan, routing and
+// simulation all included. Prints the curves and the targets.
 //
-//   rapidllm_bench_network [--max-ranks N]
+//   taskset -c 0 rapidllm_bench_network [--max-ranks N] [--max-a2a-ranks N]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +34,7 @@ struct Timing {
   double wall_s = 0.0;
   double sim_s = 0.0;
   std::size_t events = 0;
+  std::size_t rate_computations = 0;
 };
 
 Timing run(const std::vector<GroupSpan>& group, CollectiveOp op, double bytes) {
@@ -45,30 +48,48 @@ Timing run(const std::vector<GroupSpan>& group, CollectiveOp op, double bytes) {
   t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   t.sim_s = r.time_s;
   t.events = r.events;
+  t.rate_computations = r.rate_computations;
   return t;
+}
+
+void print(const char* pattern, int ranks, const Timing& t) {
+  std::printf("%-36s %7d %12.4f %10.3f ms %10zu %12zu\n", pattern, ranks, t.wall_s, t.sim_s * 1e3, t.events,
+              t.rate_computations);
+  std::fflush(stdout);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int max_ranks = 16384;
+  int max_a2a_ranks = 16384;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--max-ranks") == 0) max_ranks = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--max-a2a-ranks") == 0) max_a2a_ranks = std::atoi(argv[i + 1]);
   }
   const auto sw = make_dim("ib", TopologyType::switch_, 50e9, 5e-6);
   const auto nv = make_dim("nvlink", TopologyType::switch_, 450e9, 0.93e-6);
-  std::printf("%-34s %7s %12s %12s %10s\n", "pattern", "ranks", "wall [s]", "simulated", "events");
+  std::printf("%-36s %7s %12s %13s %10s %12s\n", "pattern", "ranks", "wall [s]", "simulated", "events", "rate comps");
+  struct Target {
+    int ranks;
+    double limit_s;
+  };
+  const Target targets[] = {{16384, 1.0}, {65536, 10.0}};
+  std::vector<std::string> verdicts;
   for (int n = 64; n <= max_ranks; n *= 2) {
     const Timing t = run({{&sw, n}}, CollectiveOp::all_reduce, 1073741824.0);
-    std::printf("%-34s %7d %12.4f %10.3f ms %10zu\n", "ring all-reduce 1 GiB, one switch", n, t.wall_s, t.sim_s * 1e3,
-                t.events);
-    std::fflush(stdout);
+    print("ring all-reduce 1 GiB, one switch", n, t);
+    for (const auto& target : targets) {
+      if (target.ranks != n) continue;
+      char line[160];
+      std::snprintf(line, sizeof line, "target: ring all-reduce at %d ranks < %.0f s: %.4f s, %s", n, target.limit_s,
+                    t.wall_s, t.wall_s < target.limit_s ? "met" : "MISSED");
+      verdicts.emplace_back(line);
+    }
   }
-  for (int n = 64; n <= max_ranks; n *= 2) {
-    const Timing t = run({{&nv, 8}, {&sw, n / 8}}, CollectiveOp::all_to_all, 1073741824.0);
-    std::printf("%-34s %7d %12.4f %10.3f ms %10zu\n", "all-to-all 1 GiB, 8 x NVSwitch x IB", n, t.wall_s, t.sim_s * 1e3,
-                t.events);
-    std::fflush(stdout);
+  for (int n = 64; n <= max_a2a_ranks; n *= 2) {
+    print("all-to-all 1 GiB, 8 x NVSwitch x IB", n, run({{&nv, 8}, {&sw, n / 8}}, CollectiveOp::all_to_all, 1073741824.0));
   }
+  for (const auto& v : verdicts) std::printf("%s\n", v.c_str());
   return 0;
 }
