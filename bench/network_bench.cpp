@@ -2,17 +2,22 @@
 // default 16,384; targets: < 1 s at 16,384 and < 10 s at 65,536 ranks on one core) and for an
 // all-to-all on the DGX H100 layout (8 GPUs per NVSwitch x InfiniBand; 64 ... --max-a2a-ranks,
 // default 16,384: it routes n^2 pairs, 2.7e8 at 16,384). Topology, plan, routing and
-// simulation all included. Prints the curves and the targets.
+// simulation all included. Then the engine driven like a whole step: n / 64 concurrent
+// 64-GPU all-reduces, each resubmitted from its done callback. Prints the curves and targets.
 //
 //   taskset -c 0 rapidllm_bench_network [--max-ranks N] [--max-a2a-ranks N]
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "network/collective_flows.hpp"
+#include "network/flow_engine.hpp"
 #include "network/flow_simulator.hpp"
 #include "network/topology.hpp"
 
@@ -49,6 +54,36 @@ Timing run(const std::vector<GroupSpan>& group, CollectiveOp op, double bytes) {
   t.sim_s = r.time_s;
   t.events = r.events;
   t.rate_computations = r.rate_computations;
+  return t;
+}
+
+// A whole step's shape: n / 64 ring all-reduces of 64 GPUs each on one switch (disjoint
+// groups, as data-parallel groups under tensor parallelism), each its own FlowEngine
+// submission, all at once; each resubmits itself when done until it has run 4 times.
+Timing run_concurrent(const NetworkDimension& sw, int n, double bytes) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Topology topo({{&sw, n}}, {});
+  FlowEngine engine(topo);
+  std::vector<FlowPlan> plans;
+  for (int g = 0; g < n / 64; ++g) {
+    std::vector<int> members;
+    for (int i = 0; i < 64; ++i) members.push_back(g * 64 + i);
+    FlowPlan plan;
+    add_group_collective(plan, topo, 0, members, CollectiveOp::all_reduce, CollectiveAlgorithm::ring, bytes);
+    plans.push_back(std::move(plan));
+  }
+  Timing t;
+  std::function<void(std::size_t, int, double)> submit = [&](std::size_t g, int left, double now) {
+    engine.submit(now, plans[g], [&, g, left](double end_s) {
+      t.sim_s = std::max(t.sim_s, end_s);
+      if (left > 1) submit(g, left - 1, end_s);
+    });
+  };
+  for (std::size_t g = 0; g < plans.size(); ++g) submit(g, 4, 0.0);
+  while (std::isfinite(engine.next_event_s())) engine.advance();
+  t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t.events = engine.events();
+  t.rate_computations = engine.rate_computations();
   return t;
 }
 
@@ -89,6 +124,9 @@ int main(int argc, char** argv) {
   }
   for (int n = 64; n <= max_a2a_ranks; n *= 2) {
     print("all-to-all 1 GiB, 8 x NVSwitch x IB", n, run({{&nv, 8}, {&sw, n / 8}}, CollectiveOp::all_to_all, 1073741824.0));
+  }
+  for (int n = 1024; n <= max_ranks; n *= 4) {
+    print("n/64 x 64-GPU all-reduce 256 MiB x 4", n, run_concurrent(sw, n, 268435456.0));
   }
   for (const auto& v : verdicts) std::printf("%s\n", v.c_str());
   return 0;

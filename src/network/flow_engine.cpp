@@ -133,10 +133,6 @@ void FlowEngine::activate(int sub, int ti, double now) {
   s.rate = 0.0;
   s.last_t = now;
   s.active = true;
-  if (u->slots.empty()) {
-    u->active_index = active_.size();
-    active_.push_back(u);
-  }
   s.in_usage = u->slots.size();
   u->slots.push_back(sid);
   mark_dirty(*u);
@@ -149,17 +145,10 @@ void FlowEngine::drain(int sid, double now) {
   const Transfer& t = subs_[static_cast<std::size_t>(s.sub)].plan.transfers[static_cast<std::size_t>(s.transfer)];
   Usage& u = *s.usage;
   bytes_delivered_ += u.members * (t.bytes - std::max(0.0, s.remaining));
-  // Swap-remove the slot from its usage, and the usage from the active list once empty.
-  const int moved = u.slots.back();
+  const int moved = u.slots.back();  // swap-remove the slot from its usage
   u.slots[s.in_usage] = moved;
   slots_[static_cast<std::size_t>(moved)].in_usage = s.in_usage;
   u.slots.pop_back();
-  if (u.slots.empty()) {
-    Usage* last = active_.back();
-    active_[u.active_index] = last;
-    last->active_index = u.active_index;
-    active_.pop_back();
-  }
   mark_dirty(u);  // its other slots, or else the usages it overlapped, get new rates
   s.active = false;
   ++s.version;
@@ -196,8 +185,8 @@ void FlowEngine::recompute(double now) {
       Usage* u = stack_.back();
       stack_.pop_back();
       component_.push_back(u);
-      for (Usage* a : active_) {
-        if (a->visit != visit_epoch_ && usages_.overlap(*u, *a)) {
+      for (Usage* a : u->neighbors) {
+        if (!a->slots.empty() && a->visit != visit_epoch_) {
           a->visit = visit_epoch_;
           stack_.push_back(a);
         }
@@ -220,9 +209,8 @@ void FlowEngine::recompute(double now) {
       if (d->visit != visit_epoch_) component_from(d);
       continue;
     }
-    for (std::size_t i = 0; i < active_.size(); ++i) {
-      Usage* a = active_[i];
-      if (a->visit != visit_epoch_ && usages_.overlap(*d, *a)) component_from(a);
+    for (Usage* a : d->neighbors) {
+      if (!a->slots.empty() && a->visit != visit_epoch_) component_from(a);
     }
   }
   dirty_.clear();

@@ -2,9 +2,9 @@
 // (FlowPlans): a whole-step simulation submits collectives as they become ready and drives
 // the engine event by event. Every active transfer gets a rate by weighted max-min fairness
 // over the directed links it crosses, whichever submission it belongs to. Rates work at the
-// level of usages (flow_usage.hpp): only a connected set of overlapping usages around one
-// that gained or lost a slot is recomputed (flow_rates.hpp); one that overlaps nothing runs
-// at its solo rate split over its slots. Time is a double in seconds; events sit in a
+// level of usages (flow_usage.hpp): only the connected set of active usages overlapping one
+// that gained or lost a slot is recomputed (flow_rates.hpp), found through the usages'
+// neighbor lists; one that overlaps no active usage runs at its solo rate split over its slots. Time is a double in seconds; events sit in a
 // binary heap ordered by (time, sequence).
 #pragma once
 
@@ -97,7 +97,6 @@ class FlowEngine {
   std::vector<int> free_subs_;
   std::vector<Slot> slots_;
   std::vector<int> free_slots_;
-  std::vector<Usage*> active_;  // usages with slots
   std::vector<Usage*> dirty_;
   std::priority_queue<Event, std::vector<Event>, Later> events_queue_;
   std::uint64_t seq_ = 0;

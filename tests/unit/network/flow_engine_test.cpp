@@ -125,6 +125,23 @@ TEST_F(FlowEngineOnASwitch, ASubmissionFromADoneCallbackStartsAtThatTime) {
   EXPECT_EQ(engine.transfers_run(), 2u);
 }
 
+TEST_F(FlowEngineOnASwitch, AFinishedSubmissionsPairSetIsForgottenSoANewOneAtItsAddressIsRouted) {
+  // C: ring over 4..7, 300 MB. A: ring over 0..3 (disjoint), 100 MB, its PairSet owned by
+  // its plan only, ends at 1 ms; from its callback B: a fresh ring over 4..7 (likely at A's
+  // freed address), 100 MB. B shares with C at 50 GB/s: B ends at 3 ms; C (100 MB left) at 4 ms.
+  FlowEngine engine(topo);
+  double a = -1.0, b = -1.0, c = -1.0;
+  engine.submit(0.0, one_transfer(ring_pairs({4, 5, 6, 7}), 300e6), [&](double t) { c = t; });
+  engine.submit(0.0, one_transfer(ring_pairs({0, 1, 2, 3}), 100e6), [&](double t) {
+    a = t;
+    engine.submit(t, one_transfer(ring_pairs({4, 5, 6, 7}), 100e6), [&](double t2) { b = t2; });
+  });
+  run_until_idle(engine);
+  expect_rel(a, 1e-3, 1e-12);
+  expect_rel(b, 3e-3, 1e-12);
+  expect_rel(c, 4e-3, 1e-12);
+}
+
 TEST_F(FlowEngineOnASwitch, AnEmptySubmissionIsDoneWhenSubmitted) {
   FlowEngine engine(topo);
   double end = -1.0;
