@@ -1,6 +1,7 @@
 #include "network/flow_engine.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -194,8 +195,7 @@ void FlowEngine::recompute(double now) {
     }
     if (component_.size() == 1) {  // alone on its links: the solo rate, split over its slots
       const Usage& u = *component_[0];
-      const double rate = u.slots.size() == 1 ? u.solo_rate : u.solo_rate / static_cast<double>(u.slots.size());
-      for (int sid : u.slots) set_rate(sid, rate, now);
+      for (int sid : u.slots) set_rate(sid, u.solo_rate / static_cast<double>(u.slots.size()), now);
       return;
     }
     filler_.fill(component_, rates_);

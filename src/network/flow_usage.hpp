@@ -4,7 +4,6 @@
 // link: a usage that shares no link with any other active one needs no per-link work at all.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
