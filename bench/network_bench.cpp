@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
     }
   }
   for (int n = 64; n <= max_a2a_ranks; n *= 2) {
-    print("all-to-all 1 GiB, 8 x NVSwitch x IB", n, run({{&nv, 8}, {&sw, n / 8}}, CollectiveOp::all_to_all, 1073741824.0));
+    const Timing t = run({{&nv, 8}, {&sw, n / 8}}, CollectiveOp::all_to_all, 1073741824.0);
+    print("all-to-all 1 GiB, 8 x NVSwitch x IB", n, t);
   }
   for (int n = 1024; n <= max_ranks; n *= 4) {
     print("n/64 x 64-GPU all-reduce 256 MiB x 4", n, run_concurrent(sw, n, 268435456.0));

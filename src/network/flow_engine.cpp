@@ -27,7 +27,8 @@ double FlowEngine::next_event_s() const {
 
 void FlowEngine::submit(double now, FlowPlan plan, Done done, TransferDone on_transfer) {
   if (now < now_) {
-    throw std::invalid_argument(fmt::format("flow engine: submission at {} s, before the last event at {} s", now, now_));
+    throw std::invalid_argument(
+        fmt::format("flow engine: submission at {} s, before the last event at {} s", now, now_));
   }
   const std::size_t nt = plan.transfers.size();
   Submission s;
@@ -59,7 +60,8 @@ void FlowEngine::submit(double now, FlowPlan plan, Done done, TransferDone on_tr
     }
   }
   if (reached != nt) {
-    throw InfeasibleError(fmt::format("flow plan: {} of {} transfers never ran (a dependency cycle)", nt - reached, nt));
+    throw InfeasibleError(
+        fmt::format("flow plan: {} of {} transfers never ran (a dependency cycle)", nt - reached, nt));
   }
   s.plan = std::move(plan);
   s.done = std::move(done);
@@ -87,7 +89,7 @@ void FlowEngine::advance() {
   while (!events_queue_.empty() && events_queue_.top().t <= now) {
     const Event e = events_queue_.top();
     events_queue_.pop();
-    ++events_;
+    if (e.type != EventType::finish) ++events_;  // a bookkeeping event, not the network's
     switch (e.type) {
       case EventType::start: activate(e.sub, e.id, now); break;
       case EventType::drain: {
@@ -223,8 +225,8 @@ void FlowEngine::set_rate(int sid, double rate, double now) {
   s.rate = rate;
   ++s.version;
   ++rate_computations_;
-  const double bytes = subs_[static_cast<std::size_t>(s.sub)].plan.transfers[static_cast<std::size_t>(s.transfer)].bytes;
-  if (s.remaining <= kTiny * std::max(1.0, bytes)) {
+  const Transfer& t = subs_[static_cast<std::size_t>(s.sub)].plan.transfers[static_cast<std::size_t>(s.transfer)];
+  if (s.remaining <= kTiny * std::max(1.0, t.bytes)) {
     push(now, EventType::drain, s.sub, sid, s.version);
     return;
   }

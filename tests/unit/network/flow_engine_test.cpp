@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "net_fixtures.hpp"
@@ -148,6 +149,7 @@ TEST_F(FlowEngineOnASwitch, AnEmptySubmissionIsDoneWhenSubmitted) {
   engine.submit(0.0, FlowPlan{}, [&](double t) { end = t; });
   run_until_idle(engine);
   EXPECT_EQ(end, 0.0);
+  EXPECT_EQ(engine.events(), 0u);
 }
 
 TEST_F(FlowEngineOnASwitch, CyclesAndInvalidDependenciesAreRefusedWhenSubmitted) {
@@ -160,6 +162,14 @@ TEST_F(FlowEngineOnASwitch, CyclesAndInvalidDependenciesAreRefusedWhenSubmitted)
   FlowPlan invalid = one_transfer(ring_pairs({0, 1}), 1e6);
   invalid.transfers[0].deps = {3};
   EXPECT_THROW(engine.submit(0.0, invalid, nullptr), InfeasibleError);
+}
+
+TEST_F(FlowEngineOnASwitch, ASubmissionBeforeTheLastEventIsRefused) {
+  FlowEngine engine(topo);
+  engine.submit(0.0, one_transfer(ring_pairs({0, 1}), 100e6), nullptr);
+  run_until_idle(engine);
+  EXPECT_THROW(engine.submit(0.5e-3, one_transfer(ring_pairs({0, 1}), 1e6), nullptr), std::invalid_argument);
+  EXPECT_NO_THROW(engine.submit(1e-3, one_transfer(ring_pairs({0, 1}), 1e6), nullptr));
 }
 
 TEST(FlowEngine, APlanSubmittedWholeGivesFlowSimulatorResults) {
@@ -248,7 +258,9 @@ std::vector<double> reference_end_times(const Topology& topo, const FlowPlan& pl
     for (std::size_t i : active) next = std::min(next, now + remaining[i] / rate[i]);
     for (std::size_t i = 0; i < nt; ++i) {
       if (ready[i] > now) next = std::min(next, ready[i]);
-      if (drained[i] < inf && end[i] == inf) next = std::min(next, drained[i] + latency[i] + plan.transfers[i].extra_latency_s);
+      if (drained[i] < inf && end[i] == inf) {
+        next = std::min(next, drained[i] + latency[i] + plan.transfers[i].extra_latency_s);
+      }
     }
     if (next == inf) break;
     for (auto it = active.begin(); it != active.end();) {
