@@ -1,6 +1,7 @@
 #include "network/flow_engine.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -26,7 +27,8 @@ double FlowEngine::next_event_s() const {
 
 void FlowEngine::submit(double now, FlowPlan plan, Done done, TransferDone on_transfer) {
   if (now < now_) {
-    throw std::invalid_argument(fmt::format("flow engine: submission at {} s, before the last event at {} s", now, now_));
+    throw std::invalid_argument(
+        fmt::format("flow engine: submission at {} s, before the last event at {} s", now, now_));
   }
   const std::size_t nt = plan.transfers.size();
   Submission s;
@@ -58,7 +60,8 @@ void FlowEngine::submit(double now, FlowPlan plan, Done done, TransferDone on_tr
     }
   }
   if (reached != nt) {
-    throw InfeasibleError(fmt::format("flow plan: {} of {} transfers never ran (a dependency cycle)", nt - reached, nt));
+    throw InfeasibleError(
+        fmt::format("flow plan: {} of {} transfers never ran (a dependency cycle)", nt - reached, nt));
   }
   s.plan = std::move(plan);
   s.done = std::move(done);
@@ -86,7 +89,7 @@ void FlowEngine::advance() {
   while (!events_queue_.empty() && events_queue_.top().t <= now) {
     const Event e = events_queue_.top();
     events_queue_.pop();
-    ++events_;
+    if (e.type != EventType::finish) ++events_;  // a bookkeeping event, not the network's
     switch (e.type) {
       case EventType::start: activate(e.sub, e.id, now); break;
       case EventType::drain: {
@@ -133,10 +136,6 @@ void FlowEngine::activate(int sub, int ti, double now) {
   s.rate = 0.0;
   s.last_t = now;
   s.active = true;
-  if (u->slots.empty()) {
-    u->active_index = active_.size();
-    active_.push_back(u);
-  }
   s.in_usage = u->slots.size();
   u->slots.push_back(sid);
   mark_dirty(*u);
@@ -149,17 +148,10 @@ void FlowEngine::drain(int sid, double now) {
   const Transfer& t = subs_[static_cast<std::size_t>(s.sub)].plan.transfers[static_cast<std::size_t>(s.transfer)];
   Usage& u = *s.usage;
   bytes_delivered_ += u.members * (t.bytes - std::max(0.0, s.remaining));
-  // Swap-remove the slot from its usage, and the usage from the active list once empty.
-  const int moved = u.slots.back();
+  const int moved = u.slots.back();  // swap-remove the slot from its usage
   u.slots[s.in_usage] = moved;
   slots_[static_cast<std::size_t>(moved)].in_usage = s.in_usage;
   u.slots.pop_back();
-  if (u.slots.empty()) {
-    Usage* last = active_.back();
-    active_[u.active_index] = last;
-    last->active_index = u.active_index;
-    active_.pop_back();
-  }
   mark_dirty(u);  // its other slots, or else the usages it overlapped, get new rates
   s.active = false;
   ++s.version;
@@ -196,8 +188,8 @@ void FlowEngine::recompute(double now) {
       Usage* u = stack_.back();
       stack_.pop_back();
       component_.push_back(u);
-      for (Usage* a : active_) {
-        if (a->visit != visit_epoch_ && usages_.overlap(*u, *a)) {
+      for (Usage* a : u->neighbors) {
+        if (!a->slots.empty() && a->visit != visit_epoch_) {
           a->visit = visit_epoch_;
           stack_.push_back(a);
         }
@@ -205,8 +197,7 @@ void FlowEngine::recompute(double now) {
     }
     if (component_.size() == 1) {  // alone on its links: the solo rate, split over its slots
       const Usage& u = *component_[0];
-      const double rate = u.slots.size() == 1 ? u.solo_rate : u.solo_rate / static_cast<double>(u.slots.size());
-      for (int sid : u.slots) set_rate(sid, rate, now);
+      for (int sid : u.slots) set_rate(sid, u.solo_rate / static_cast<double>(u.slots.size()), now);
       return;
     }
     filler_.fill(component_, rates_);
@@ -220,9 +211,8 @@ void FlowEngine::recompute(double now) {
       if (d->visit != visit_epoch_) component_from(d);
       continue;
     }
-    for (std::size_t i = 0; i < active_.size(); ++i) {
-      Usage* a = active_[i];
-      if (a->visit != visit_epoch_ && usages_.overlap(*d, *a)) component_from(a);
+    for (Usage* a : d->neighbors) {
+      if (!a->slots.empty() && a->visit != visit_epoch_) component_from(a);
     }
   }
   dirty_.clear();
@@ -235,8 +225,8 @@ void FlowEngine::set_rate(int sid, double rate, double now) {
   s.rate = rate;
   ++s.version;
   ++rate_computations_;
-  const double bytes = subs_[static_cast<std::size_t>(s.sub)].plan.transfers[static_cast<std::size_t>(s.transfer)].bytes;
-  if (s.remaining <= kTiny * std::max(1.0, bytes)) {
+  const Transfer& t = subs_[static_cast<std::size_t>(s.sub)].plan.transfers[static_cast<std::size_t>(s.transfer)];
+  if (s.remaining <= kTiny * std::max(1.0, t.bytes)) {
     push(now, EventType::drain, s.sub, sid, s.version);
     return;
   }

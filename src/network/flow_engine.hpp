@@ -2,16 +2,15 @@
 // (FlowPlans): a whole-step simulation submits collectives as they become ready and drives
 // the engine event by event. Every active transfer gets a rate by weighted max-min fairness
 // over the directed links it crosses, whichever submission it belongs to. Rates work at the
-// level of usages (flow_usage.hpp): only a connected set of overlapping usages around one
-// that gained or lost a slot is recomputed (flow_rates.hpp); one that overlaps nothing runs
-// at its solo rate split over its slots. Time is a double in seconds; events sit in a
-// binary heap ordered by (time, sequence).
+// level of usages (flow_usage.hpp): only the connected set of active usages overlapping one
+// that gained or lost a slot is recomputed (flow_rates.hpp), found through the usages'
+// neighbor lists; one that overlaps no active usage runs at its solo rate split over its
+// slots. Time is a double in seconds; events sit in a binary heap ordered by (time, sequence).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <queue>
 #include <vector>
 
@@ -33,7 +32,8 @@ class FlowEngine {
   // Adds the transfers of `plan` (its deps index into plan.transfers) as one submission
   // starting at `now` (>= the time of the last processed event); `done` is called from
   // advance() when the last of them completes (at `now` for an empty plan). Throws
-  // InfeasibleError for an invalid dependency or a dependency cycle.
+  // InfeasibleError for an invalid dependency or a dependency cycle, std::invalid_argument
+  // for a `now` before the last processed event.
   void submit(double now, FlowPlan plan, Done done, TransferDone on_transfer = {});
   // When the next event happens; infinity when idle.
   [[nodiscard]] double next_event_s() const;
@@ -41,7 +41,7 @@ class FlowEngine {
   // callbacks of the submissions that finished (a callback may submit more).
   void advance();
 
-  [[nodiscard]] std::size_t events() const { return events_; }
+  [[nodiscard]] std::size_t events() const { return events_; }  // transfer starts, drains, completions
   [[nodiscard]] std::size_t rate_computations() const { return rate_computations_; }  // slot rates set
   [[nodiscard]] std::size_t transfers_run() const { return transfers_run_; }          // completed
   [[nodiscard]] double bytes_injected() const { return bytes_injected_; }    // bytes x members, started
@@ -97,7 +97,6 @@ class FlowEngine {
   std::vector<int> free_subs_;
   std::vector<Slot> slots_;
   std::vector<int> free_slots_;
-  std::vector<Usage*> active_;  // usages with slots
   std::vector<Usage*> dirty_;
   std::priority_queue<Event, std::vector<Event>, Later> events_queue_;
   std::uint64_t seq_ = 0;

@@ -12,7 +12,11 @@ constexpr double kTiny = 1e-12;
 }
 
 RateFiller::RateFiller(const std::vector<Link>& links)
-    : links_(links), rem_(links.size(), 0.0), wsum_(links.size(), 0.0), on_link_(links.size()), mark_(links.size(), 0) {}
+    : links_(links),
+      rem_(links.size(), 0.0),
+      wsum_(links.size(), 0.0),
+      on_link_(links.size()),
+      mark_(links.size(), 0) {}
 
 void RateFiller::fill(const std::vector<Usage*>& usages, std::vector<double>& rates) {
   rates.assign(usages.size(), 0.0);

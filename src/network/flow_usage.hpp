@@ -4,7 +4,6 @@
 // link: a usage that shares no link with any other active one needs no per-link work at all.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -22,25 +21,25 @@ struct Usage {
   double latency_s = 0.0;       // longest member path
   double solo_rate = 0.0;       // per-member rate when alone on its links: min capacity / weight
   double members = 0.0;         // member pairs (PairSet::size, counted once)
-  std::uint64_t id = 0;         // never reused, so overlap answers can be keyed by it
+  // The other usages in the table that share a link with this one, found once when it is
+  // routed, so that an event never has to look at links (or at unrelated usages).
+  std::vector<Usage*> neighbors;
 
   // Engine state: the active transfers ("slots") running on this usage. They always get
   // equal rates, so the usage counts as one entity of weight slots.size() x weight per link.
   std::vector<int> slots;
-  std::size_t active_index = 0;  // position in the engine's list of usages with slots
-  bool dirty = false;            // its slot count changed since rates were last computed
-  std::uint32_t visit = 0;       // component-search epoch
+  bool dirty = false;       // its slot count changed since rates were last computed
+  std::uint32_t visit = 0;  // component-search epoch
 };
 
 class UsageTable {
  public:
   explicit UsageTable(const Topology& topology);
 
-  // The usage of `pairs`, routed on first sight. The table keeps `pairs` alive while the
-  // entry exists, so its address cannot be reused by another PairSet meanwhile.
+  // The usage of `pairs`, routed and linked to its neighbors on first sight. The table
+  // keeps `pairs` alive while the entry exists, so its address cannot be reused by another
+  // PairSet meanwhile; usages stay at one address until released.
   Usage& of(const std::shared_ptr<const PairSet>& pairs);
-  // Whether two usages share a link; worked out once per pair of usages.
-  bool overlap(Usage& a, Usage& b);
   // Forgets the usage of `pairs` once nobody but the table holds it (no plan, no slot).
   void release(const PairSet* pairs);
 
@@ -48,17 +47,13 @@ class UsageTable {
   struct Entry {
     std::shared_ptr<const PairSet> pairs;
     Usage usage;
-    std::unordered_map<std::uint64_t, bool> overlaps;  // by the other usage's id
   };
-  Entry& entry_of(const Usage& u);
 
   const Topology& topo_;
   Router router_;
   std::unordered_map<const PairSet*, Entry> entries_;
-  std::unordered_map<std::uint64_t, const PairSet*> by_id_;
-  std::uint64_t next_id_ = 0;
-  std::vector<double> acc_;          // per link, while routing one PairSet
-  std::vector<std::uint64_t> mark_;  // per link: the id of the usage last marked on it
+  std::vector<std::vector<Usage*>> users_;  // per link: the usages in the table crossing it
+  std::vector<double> acc_;                 // per link, while routing one PairSet
 };
 
 }  // namespace rapidllm::network
