@@ -41,7 +41,7 @@ LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const s
       network_(network == NetworkKind::analytical
                    ? network::make_network(NetworkBackend::analytical, hw.network, hw.execution)
                    : std::make_unique<network::ClusterNetwork>(
-                         hw.network, hw.execution, placement_.capacities(),
+                         hw.network, hw.execution, placement_.capacities(), degrees_.total(),
                          network == NetworkKind::cluster_shared ? network::Sharing::shared : network::Sharing::isolated)),
       comms_(placement_, *network_) {
   if (executor == ExecutorKind::event) {

@@ -14,10 +14,19 @@ namespace rapidllm::network {
 
 namespace {
 
-std::vector<GroupSpan> whole_cluster(const NetworkSpec& network, const std::vector<long long>& capacities) {
+// Every dimension of the cluster: a fixed size is physical (a node has 8 GPUs whether the
+// job uses them or not); an `auto` one holds only what the job's `gpus` need beyond the
+// dimensions inside it (the placement may size it for more: a parallelism split over
+// dimensions counts in full on each).
+std::vector<GroupSpan> whole_cluster(const NetworkSpec& network, const std::vector<long long>& capacities,
+                                     long long gpus) {
   std::vector<GroupSpan> spans;
+  long long inner = 1;
   for (std::size_t d = 0; d < network.dimensions.size(); ++d) {
-    spans.push_back(GroupSpan{&network.dimensions[d], static_cast<int>(capacities.at(d))});
+    long long c = capacities.at(d);
+    if (network.dimensions[d].size.empty()) c = std::min(c, std::max(1LL, (gpus + inner - 1) / inner));
+    spans.push_back(GroupSpan{&network.dimensions[d], static_cast<int>(c)});
+    inner *= c;
   }
   return spans;
 }
@@ -43,8 +52,8 @@ CollectiveEstimate estimate_of(CollectiveOp op, double bytes, int ranks, const F
 }  // namespace
 
 ClusterNetwork::ClusterNetwork(const NetworkSpec& network, const ExecutionBackendSpec& exec,
-                               const std::vector<long long>& capacities, Sharing sharing)
-    : exec_(exec), topology_(whole_cluster(network, capacities), network.faulty_links), sharing_(sharing) {
+                               const std::vector<long long>& capacities, long long gpus, Sharing sharing)
+    : exec_(exec), topology_(whole_cluster(network, capacities, gpus), network.faulty_links), sharing_(sharing) {
   check_faults_exist(topology_, network.faulty_links);
   simulator_ = std::make_unique<FlowSimulator>(topology_);
   if (sharing_ == Sharing::shared) engine_ = std::make_unique<FlowEngine>(topology_);

@@ -28,10 +28,11 @@ enum class Sharing { isolated, shared };
 
 class ClusterNetwork final : public QueuedNetwork {
  public:
-  // `capacities`: GPUs each dimension holds (parallel::Placement::capacities()). Throws
-  // ConfigError for a faulty link that names no cable of this cluster.
+  // `capacities`: GPUs each dimension holds (parallel::Placement::capacities()), of which
+  // the job uses `gpus`. Throws ConfigError for a faulty link that names no cable of this
+  // cluster.
   ClusterNetwork(const NetworkSpec& network, const ExecutionBackendSpec& exec, const std::vector<long long>& capacities,
-                 Sharing sharing);
+                 long long gpus, Sharing sharing);
   ~ClusterNetwork() override;
 
   [[nodiscard]] const Topology& topology() const { return topology_; }

@@ -3,7 +3,9 @@
 //   order, x then y; fat-tree: ECMP split evenly over the spines; several dimensions:
 //   innermost first).
 // - Any fault (a link failed, weight 0, or degraded, 0 < weight < 1): every pair is routed
-//   over the whole graph (routing_faults.cpp): hop-count shortest paths with equal-cost
+//   over the whole graph (routing_faults.cpp): shortest paths by transfer cost (each link
+//   costs the inverse of its healthy bandwidth, so an NVLink hop is cheaper than an
+//   InfiniBand one and traffic never strays onto a slower dimension) with equal-cost
 //   splitting over the links still up; a flow whose paths cross a degraded link is split
 //   between those paths and the shortest paths avoiding every degraded link, in proportion
 //   to the rate each route can carry alone. Rationale in docs/network-simulator.md, "Routing".
@@ -39,11 +41,12 @@ class Router {
   // or (avoid_degraded) only the links with no fault at all.
   struct Graph {
     bool avoid_degraded = false;
-    std::unordered_map<int, std::vector<int>> dist_cache;  // dst -> hop distance of every node
+    std::unordered_map<int, std::vector<double>> dist_cache;  // dst -> cost of every node's shortest path
     std::vector<std::vector<int>> in_links;                // reverse adjacency, built on first need
   };
   [[nodiscard]] bool usable(const Link& l, const Graph& g) const;
-  const std::vector<int>& distances_to(Graph& g, int dst);
+  const std::vector<double>& distances_to(Graph& g, int dst);
+  [[nodiscard]] static double cost(const Link& l);
   double route_shortest(Graph& g, int src, int dst, std::vector<LinkShare>& out);
   double route_around_degraded(int src, int dst, std::vector<LinkShare>& out);
   [[nodiscard]] double solo_rate(const std::vector<LinkShare>& route, std::size_t first) const;

@@ -1,16 +1,19 @@
 // Whole-graph routing once a topology has a fault (docs/network-simulator.md, "Routing").
-// Failed links are gone; the rest is routed over hop-count shortest paths with equal-cost
-// splitting (GPUs may relay, as NCCL's PXN does). A flow whose shortest paths cross a
+// Failed links are gone; the rest is routed over the cheapest paths, a link costing the
+// inverse of its healthy bandwidth (seconds per byte), with equal-cost splitting (GPUs may
+// relay, as NCCL's PXN does). Hop count would make GPU -> NVSwitch -> GPU and GPU -> IB
+// switch -> GPU equal and spill NVLink traffic onto InfiniBand. A flow whose shortest paths cross a
 // degraded link is split between them and the shortest paths that avoid every degraded
 // link, in proportion to the rate each route carries alone: what an adaptive router
 // converges to for one flow, and continuous in the fault weight w. At w -> 0 the degraded
 // route carries nothing and the result is exactly the failed-link routing; so a degraded
 // link can only add capacity to what the failed link leaves, never cost more.
 #include <algorithm>
-#include <climits>
+#include <cmath>
 #include <cstddef>
-#include <deque>
 #include <limits>
+#include <queue>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,17 +23,30 @@
 namespace rapidllm::network {
 
 namespace {
-constexpr int kUnreachable = INT_MAX;
-constexpr std::size_t kMaxCachedDistances = 1u << 24;  // ints kept in one graph's distance cache
+constexpr double kUnreachable = std::numeric_limits<double>::infinity();
+constexpr std::size_t kMaxCachedDistances = 1u << 23;  // doubles kept in one graph's distance cache
+
+// Path costs are sums of the same few link costs in different orders: equal within rounding.
+bool same_cost(double a, double b) {
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
 }  // namespace
+
+double Router::cost(const Link& l) {
+  // The healthy bandwidth: a degraded link is handled by the split below, not by its cost,
+  // so that as its weight falls to 0 the routes become exactly the failed-link routes.
+  const double healthy = l.degraded() ? l.capacity_bytes_per_s / l.fault_weight : l.capacity_bytes_per_s;
+  return 1.0 / healthy;
+}
 
 bool Router::usable(const Link& l, const Graph& g) const {
   return l.capacity_bytes_per_s > 0.0 && !(g.avoid_degraded && l.degraded());
 }
 
-// Hop distance of every node to dst over g's links (breadth-first from dst over reversed
+// Cost of every node's cheapest path to dst over g's links (Dijkstra from dst over reversed
 // links), cached per destination: a collective routes many sources to each destination.
-const std::vector<int>& Router::distances_to(Graph& g, int dst) {
+const std::vector<double>& Router::distances_to(Graph& g, int dst) {
   if (auto it = g.dist_cache.find(dst); it != g.dist_cache.end()) return it->second;
   if (g.in_links.empty()) {
     g.in_links.resize(static_cast<std::size_t>(topo_.num_nodes()));
@@ -40,19 +56,23 @@ const std::vector<int>& Router::distances_to(Graph& g, int dst) {
     }
   }
   if (g.dist_cache.size() * static_cast<std::size_t>(topo_.num_nodes()) > kMaxCachedDistances) g.dist_cache.clear();
-  std::vector<int> dist(static_cast<std::size_t>(topo_.num_nodes()), kUnreachable);
-  std::deque<int> queue{dst};
-  dist[static_cast<std::size_t>(dst)] = 0;
+  std::vector<double> dist(static_cast<std::size_t>(topo_.num_nodes()), kUnreachable);
+  using Entry = std::pair<double, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  dist[static_cast<std::size_t>(dst)] = 0.0;
+  queue.emplace(0.0, dst);
   while (!queue.empty()) {
-    const int v = queue.front();
-    queue.pop_front();
+    const auto [d, v] = queue.top();
+    queue.pop();
+    if (d > dist[static_cast<std::size_t>(v)]) continue;
     for (int id : g.in_links[static_cast<std::size_t>(v)]) {
-      const int u = topo_.links()[static_cast<std::size_t>(id)].src;
+      const Link& l = topo_.links()[static_cast<std::size_t>(id)];
       // Any node forwards, GPUs included (NCCL's PXN / host forwarding), so a fault can be
       // bypassed on any topology, through another dimension if need be.
-      if (dist[static_cast<std::size_t>(u)] == kUnreachable) {
-        dist[static_cast<std::size_t>(u)] = dist[static_cast<std::size_t>(v)] + 1;
-        queue.push_back(u);
+      const double via = d + cost(l);
+      if (via < dist[static_cast<std::size_t>(l.src)] && !same_cost(via, dist[static_cast<std::size_t>(l.src)])) {
+        dist[static_cast<std::size_t>(l.src)] = via;
+        queue.emplace(via, l.src);
       }
     }
   }
@@ -60,56 +80,57 @@ const std::vector<int>& Router::distances_to(Graph& g, int dst) {
 }
 
 double Router::route_shortest(Graph& g, int src, int dst, std::vector<LinkShare>& out) {
-  const std::vector<int>& dist = distances_to(g, dst);
+  const std::vector<double>& dist = distances_to(g, dst);
   if (dist[static_cast<std::size_t>(src)] == kUnreachable) {
     throw InfeasibleError(fmt::format("no path from {} to {}: the failed links in network.faulty_links disconnect them",
                                       topo_.node_name(src), topo_.node_name(dst)));
   }
-  // Equal-cost multipath: at each node, split what arrives evenly over the usable links
-  // that lead one hop closer to dst. Nodes are visited level by level (distance falls by 1),
-  // so each link appears once in the route.
+  // Equal-cost multipath: at each node, split what arrives evenly over the usable links on a
+  // cheapest path to dst. Nodes are visited in falling cost order, each once all its share
+  // has arrived, so each link appears once in the route.
   const auto nn = static_cast<std::size_t>(topo_.num_nodes());
   if (frac_scratch_.size() != nn) {
     frac_scratch_.assign(nn, 0.0);
     lat_scratch_.assign(nn, 0.0);
   }
-  std::vector<int> level{src};
+  using Entry = std::pair<double, int>;
+  std::priority_queue<Entry> level;  // highest remaining cost first
+  level.emplace(dist[static_cast<std::size_t>(src)], src);
   frac_scratch_[static_cast<std::size_t>(src)] = 1.0;
   lat_scratch_[static_cast<std::size_t>(src)] = 0.0;
   double latency = 0.0;
   while (!level.empty()) {
-    std::vector<int> next;
-    for (int u : level) {
-      const double f = frac_scratch_[static_cast<std::size_t>(u)];
-      const double lat = lat_scratch_[static_cast<std::size_t>(u)];
-      frac_scratch_[static_cast<std::size_t>(u)] = 0.0;
-      if (u == dst) {
-        latency = std::max(latency, lat);
-        continue;
-      }
-      std::vector<int> hops;
-      for (int id : topo_.out_links(u)) {
-        const Link& l = topo_.links()[static_cast<std::size_t>(id)];
-        if (usable(l, g) && dist[static_cast<std::size_t>(l.dst)] == dist[static_cast<std::size_t>(u)] - 1) {
-          hops.push_back(id);
-        }
-      }
-      const double share = f / static_cast<double>(hops.size());
-      for (int id : hops) {
-        const Link& l = topo_.links()[static_cast<std::size_t>(id)];
-        out.push_back(LinkShare{id, share});
-        auto& fv = frac_scratch_[static_cast<std::size_t>(l.dst)];
-        auto& lv = lat_scratch_[static_cast<std::size_t>(l.dst)];
-        if (fv == 0.0) {
-          next.push_back(l.dst);
-          lv = lat + l.latency_s;
-        } else {
-          lv = std::max(lv, lat + l.latency_s);
-        }
-        fv += share;
+    const int u = level.top().second;
+    level.pop();
+    const double f = frac_scratch_[static_cast<std::size_t>(u)];
+    const double lat = lat_scratch_[static_cast<std::size_t>(u)];
+    frac_scratch_[static_cast<std::size_t>(u)] = 0.0;
+    if (u == dst) {
+      latency = std::max(latency, lat);
+      continue;
+    }
+    std::vector<int> hops;
+    for (int id : topo_.out_links(u)) {
+      const Link& l = topo_.links()[static_cast<std::size_t>(id)];
+      if (usable(l, g) && same_cost(dist[static_cast<std::size_t>(l.dst)] + cost(l), dist[static_cast<std::size_t>(u)]) &&
+          dist[static_cast<std::size_t>(l.dst)] < dist[static_cast<std::size_t>(u)]) {
+        hops.push_back(id);
       }
     }
-    level = std::move(next);
+    const double share = f / static_cast<double>(hops.size());
+    for (int id : hops) {
+      const Link& l = topo_.links()[static_cast<std::size_t>(id)];
+      out.push_back(LinkShare{id, share});
+      auto& fv = frac_scratch_[static_cast<std::size_t>(l.dst)];
+      auto& lv = lat_scratch_[static_cast<std::size_t>(l.dst)];
+      if (fv == 0.0) {
+        level.emplace(dist[static_cast<std::size_t>(l.dst)], l.dst);
+        lv = lat + l.latency_s;
+      } else {
+        lv = std::max(lv, lat + l.latency_s);
+      }
+      fv += share;
+    }
   }
   return latency;
 }
