@@ -359,10 +359,6 @@ class Simulation {
       return;
     }
     const StepNode& b = prog.nodes[static_cast<std::size_t>(blocker)];
-    if (b.recompute) {  // communication of the forward replayed in backward: part of recompute
-      unit.recompute_s += idle;
-      return;
-    }
     if (b.kind == StepNodeKind::recv) {
       const auto it = message_time_.find(std::make_tuple(&unit - units_.data(), b.tag));
       const double own = it == message_time_.end() ? 0.0 : std::min(idle, it->second);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -55,6 +56,60 @@ TEST(Cli, PredictWarnsThatFaultyLinksAreNotModelledByTheAnalyticalNetwork) {
   EXPECT_THAT(faulty.err, HasSubstr("network.faulty_links lists 1 degraded or failed link(s)"));
   // The same numbers: the warning is the whole effect, never a silent one.
   EXPECT_EQ(nlohmann::json::parse(faulty.out)["step_time_s"], nlohmann::json::parse(healthy.out)["step_time_s"]);
+}
+
+const std::string kHierarchical =
+    " --set execution_backend.model=astra --set execution_backend.astra.mode=full_astrasim_hierarchical";
+const std::string kTwoNodes = " --set parallelism.tp=8 --set parallelism.train.dp=2 --set parallelism.mb=2";
+
+TEST(Cli, AFaultReachesTheStepWhenTheStepIsSimulated) {
+  const std::string args = "predict " + kH100 + " --model configs/models/llama2-7b.yaml --format json" + kTwoNodes +
+                           kHierarchical;
+  CliRun healthy = rapidllm(args);
+  CliRun derated = rapidllm(args + " --set 'network.faulty_links=[[0, 16, 0.25]]'");  // GPU 0's NVLink port
+  ASSERT_EQ(healthy.exit_code, 0) << healthy.err;
+  ASSERT_EQ(derated.exit_code, 0) << derated.err;
+  EXPECT_TRUE(derated.err.empty()) << derated.err;
+  const auto h = nlohmann::json::parse(healthy.out);
+  const auto d = nlohmann::json::parse(derated.out);
+  EXPECT_GT(d["step_time_s"].get<double>(), h["step_time_s"].get<double>());
+  EXPECT_EQ(d["execution"]["mode"], "full_astrasim_hierarchical");
+  EXPECT_EQ(h["execution"]["symmetry"], true);
+  EXPECT_EQ(d["execution"]["symmetry"], false);  // the fault makes the DP replicas differ
+  EXPECT_EQ(d["execution"]["simulated_units"], 2);
+}
+
+TEST(Cli, AFaultyLinkThatIsNoCableOfTheClusterIsAConfigError) {
+  CliRun r = rapidllm("predict " + kH100 + " --model configs/models/llama2-7b.yaml" + kTwoNodes + kHierarchical +
+                      " --set 'network.faulty_links=[[0, 999, 0.5]]'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("network.faulty_links[0]"));
+  EXPECT_THAT(r.err, HasSubstr("999"));
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, TraceWritesAPerfettoTimelineOfTheSimulatedStep) {
+  const fs::path trace = fs::temp_directory_path() / "rapidllm_cli_trace.json";
+  fs::remove(trace);
+  const std::string args = "predict " + kH100 + " --model configs/models/llama2-7b.yaml" + kTwoNodes;
+  // The formulas have no timeline: a clear error, and no file.
+  CliRun refused = rapidllm(args + " --trace " + trace.string());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("--trace"));
+  EXPECT_THAT(refused.err, HasSubstr("full_astrasim_hierarchical"));
+  EXPECT_FALSE(fs::exists(trace));
+  CliRun r = rapidllm(args + kHierarchical + " --trace " + trace.string() + " --trace-ranks 0,9");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(trace));
+  std::set<int> pids;
+  std::size_t complete = 0;
+  for (const auto& e : j["traceEvents"]) {
+    pids.insert(e["pid"].get<int>());
+    if (e["ph"] == "X") ++complete;
+  }
+  EXPECT_EQ(pids, (std::set<int>{0, 9}));
+  EXPECT_GT(complete, 100u);
+  fs::remove(trace);
 }
 
 TEST(Cli, ReferenceGemmWithTensorParallelism) {

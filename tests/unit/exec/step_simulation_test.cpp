@@ -212,5 +212,37 @@ TEST(StepSimulation, FlattenedIsSlowerThanHierarchicalOnASharedOversubscribedFat
   EXPECT_LT(flattened, hierarchical * 1.5);
 }
 
+// The timeline of a simulated step: spans on one track (a GPU's compute stream, one
+// channel) never overlap, and the busiest unit's kernels add up to the report's compute
+// (kernels by class, recomputation, optimizer).
+TEST(StepSimulation, TimelineStreamsNeverOverlapAndComputeAddsUpToTheReport) {
+  const Plan p{"", "llama2-7b", 2, 4, 2, 1, 8, 1, 1, false, PipelineSchedule::one_f_one_b, true};
+  const HardwareSpec hw = plan_hardware(p);
+  Timeline timeline;
+  TrainingRunOptions o = simulated(NetworkKind::cluster_isolated);
+  o.timeline = &timeline;
+  const TrainingPrediction pred = run(hw, plan_model(p), o);
+  ASSERT_EQ(timeline.units, 4);
+  ASSERT_EQ(timeline.unit_of_rank.size(), 16u);
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> tracks;
+  std::vector<double> compute(4, 0.0);
+  for (const TimelineSpan& s : timeline.spans) {
+    ASSERT_LE(s.start_s, s.end_s);
+    tracks[{s.unit, s.track}].emplace_back(s.start_s, s.end_s);
+    if (s.kind == SpanKind::compute) compute[static_cast<std::size_t>(s.unit)] += s.end_s - s.start_s;
+  }
+  for (auto& [key, spans] : tracks) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i) {
+      EXPECT_LE(spans[i - 1].second, spans[i].first * (1.0 + 1e-12)) << "unit " << key.first << " track " << key.second;
+    }
+  }
+  double report = 0.0;
+  for (const auto& [name, s] : pred.breakdown) {
+    if (name.rfind("compute.", 0) == 0 || name == "optimizer") report += s;
+  }
+  EXPECT_NEAR(*std::max_element(compute.begin(), compute.end()), report, 1e-9 * report);
+}
+
 }  // namespace
 }  // namespace rapidllm::exec
