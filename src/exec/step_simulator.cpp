@@ -152,7 +152,7 @@ class Simulation {
     std::size_t fill_ready = 0;  // weight-gradient nodes ready and not started
     double stream_free_s = 0.0;
     double busy_compute_s = 0.0;
-    std::array<double, kOpClassCount> compute_s{};
+    std::array<double, kOpClasses> compute_s{};
     double recompute_s = 0.0, optimizer_s = 0.0, bubble_s = 0.0;
     std::array<double, model::kCommPurposes> exposed{};
     int live = 0, peak_live = 0;
@@ -189,7 +189,7 @@ class Simulation {
       const std::size_t n = g_.stages[static_cast<std::size_t>(stage)].nodes.size();
       u.waiting = index_[static_cast<std::size_t>(stage)].wait_count;
       u.end_s.assign(n, kNever);
-      if (options_.record_timeline) u.start_s.assign(n, 0.0);
+      u.start_s.assign(n, 0.0);
       unit_by_base_[r] = static_cast<int>(units_.size());
       units_.push_back(std::move(u));
     }
@@ -286,7 +286,7 @@ class Simulation {
     if (node < 0) return;
     ++unit.cursor[list_id];
     unit.busy[r] = true;
-    if (options_.record_timeline) unit.start_s[static_cast<std::size_t>(node)] = now;
+    unit.start_s[static_cast<std::size_t>(node)] = now;
     const StageProgram& prog = g_.stages[static_cast<std::size_t>(unit.stage)];
     const StepNode& n = prog.nodes[static_cast<std::size_t>(node)];
     switch (n.kind) {
@@ -320,12 +320,12 @@ class Simulation {
   void start_compute(int u, int node, double now) {
     Unit& unit = units_[static_cast<std::size_t>(u)];
     const StepNode& n = g_.stages[static_cast<std::size_t>(unit.stage)].nodes[static_cast<std::size_t>(node)];
-    charge_idle(unit, node, now);
+    charge_idle(u, node, now);
     unit.running_compute = node;
     unit.busy_compute_s += n.duration_s;
     if (n.recompute) {
       unit.recompute_s += n.duration_s;
-    } else if (n.micro_batch < 0 && n.layer < 0 && n.name < g_.names.size() && g_.names[n.name] == "optimizer") {
+    } else if (n.micro_batch < 0) {  // the one kernel outside the micro-batches
       unit.optimizer_s += n.duration_s;
     } else {
       unit.compute_s[static_cast<std::size_t>(n.cls)] += n.duration_s;
@@ -339,7 +339,8 @@ class Simulation {
 
   // Idle compute stream before a kernel: charged to the communication it waited for last
   // (a pipeline receive: the message's own time to pp, the rest to the bubble).
-  void charge_idle(Unit& unit, int node, double now) {
+  void charge_idle(int u, int node, double now) {
+    const Unit& unit = units_[static_cast<std::size_t>(u)];
     const double idle = now - unit.stream_free_s;
     if (idle <= 0.0) return;
     const StageProgram& prog = g_.stages[static_cast<std::size_t>(unit.stage)];
@@ -349,10 +350,11 @@ class Simulation {
       const int d = static_cast<int>(prog.deps[k]);
       if (blocker < 0 || unit.end_s[static_cast<std::size_t>(d)] > unit.end_s[static_cast<std::size_t>(blocker)]) blocker = d;
     }
-    charge(unit, blocker, idle);
+    charge(u, blocker, idle);
   }
 
-  void charge(Unit& unit, int blocker, double idle) {
+  void charge(int u, int blocker, double idle) {
+    Unit& unit = units_[static_cast<std::size_t>(u)];
     const StageProgram& prog = g_.stages[static_cast<std::size_t>(unit.stage)];
     if (blocker < 0 || prog.nodes[static_cast<std::size_t>(blocker)].kind == StepNodeKind::compute) {
       unit.bubble_s += idle;
@@ -360,7 +362,7 @@ class Simulation {
     }
     const StepNode& b = prog.nodes[static_cast<std::size_t>(blocker)];
     if (b.kind == StepNodeKind::recv) {
-      const auto it = message_time_.find(std::make_tuple(&unit - units_.data(), b.tag));
+      const auto it = message_time_.find(std::make_tuple(u, b.tag));
       const double own = it == message_time_.end() ? 0.0 : std::min(idle, it->second);
       unit.exposed[static_cast<std::size_t>(b.purpose)] += own;
       unit.bubble_s += idle - own;
@@ -389,41 +391,35 @@ class Simulation {
     if (static_cast<int>(b.members.size()) < b.needed) return;
     Barrier ready = std::move(b);
     barriers_.erase(key);
-    launch(std::move(ready), n, 1.0 - n.overlap);
+    launch(std::move(ready), n, n.overlap > 0.0 ? Part::waited_for : Part::whole);
   }
 
-  // Runs a collective (or its first `share`, when consumers may start before the rest).
-  void launch(Barrier b, const StepNode& n, double share) {
-    const auto [u0, node0] = b.members.front();
-    const network::GroupInstance inst = instance(units_[static_cast<std::size_t>(u0)], n.group);
-    const double bytes = n.bytes * (share > 0.0 && share < 1.0 ? share : 1.0);
-    const bool split = share > 0.0 && share < 1.0;
-    auto done = [this, b, &n, split](double t) mutable {
+  // A collective with an overlap fraction f runs in two parts: its consumers wait for the
+  // first (1 - f) of it only; the channel stays busy until the rest is done too.
+  enum class Part { whole, waited_for, overlapped };
+
+  void launch(Barrier b, const StepNode& n, Part part) {
+    const network::GroupInstance inst = instance(units_[static_cast<std::size_t>(b.members.front().first)], n.group);
+    const double share = part == Part::whole ? 1.0 : part == Part::waited_for ? 1.0 - n.overlap : n.overlap;
+    const Resource channel = channel_of(n.group);
+    auto done = [this, b, &n, part, channel](double t) mutable {
       for (const auto& [u, node] : b.members) {
-        if (split) {
-          finish(u, node, t);  // consumers go on; the channel stays busy with the rest
-        } else {
-          Unit& unit = units_[static_cast<std::size_t>(u)];
-          unit.busy[channel_of(n.group)] = false;
-          if (unit.end_s[static_cast<std::size_t>(node)] == kNever) finish(u, node, t);
-          try_start(u, channel_of(n.group), t);
-        }
+        if (part != Part::overlapped) finish(u, node, t);
+        if (part == Part::waited_for) continue;
+        units_[static_cast<std::size_t>(u)].busy[channel] = false;
+        try_start(u, channel, t);
       }
-      if (split) {
+      if (part == Part::waited_for) {
         b.latest_s = t;
-        launch(std::move(b), n, 1.0 - n.overlap == 0.0 ? 1.0 : -1.0);
+        launch(std::move(b), n, Part::overlapped);
       }
     };
-    if (n.bytes <= 0.0 || inst.spans.empty()) {
+    const double bytes = n.bytes * share;
+    if (bytes <= 0.0 || inst.spans.empty()) {
       done(b.latest_s);
       return;
     }
-    const double start = b.latest_s;
-    if (share < 0.0) {  // the overlapped rest
-      net_.submit_collective_on(start, n.op, n.bytes * n.overlap, inst, std::move(done));
-      return;
-    }
-    net_.submit_collective_on(start, n.op, bytes, inst, std::move(done));
+    net_.submit_collective_on(b.latest_s, n.op, bytes, inst, std::move(done));
   }
 
   void finish(int u, int node, double t) {
@@ -436,8 +432,7 @@ class Simulation {
     const auto& ix = index_[static_cast<std::size_t>(unit.stage)];
     if (ix.live_delta[static_cast<std::size_t>(node)] < 0) unit.live += ix.live_delta[static_cast<std::size_t>(node)];
     if (n.kind == StepNodeKind::send) {
-      message_time_[std::make_tuple(peer_unit(unit, n.peer_stage), n.tag)] =
-          t - (options_.record_timeline ? unit.start_s[static_cast<std::size_t>(node)] : send_start(unit, node));
+      message_time_[std::make_tuple(peer_unit(unit, n.peer_stage), n.tag)] = t - unit.start_s[static_cast<std::size_t>(node)];
     }
     if (options_.record_timeline && n.kind != StepNodeKind::recv) record(u, node, t);
     for (std::uint32_t k = ix.dep_offsets[static_cast<std::size_t>(node)]; k < ix.dep_offsets[static_cast<std::size_t>(node) + 1]; ++k) {
@@ -451,16 +446,6 @@ class Simulation {
         try_start(u, ix.resource[static_cast<std::size_t>(d)], t);
       }
     }
-  }
-
-  // When a send started, without a timeline: its dependencies' end (sends start as soon as
-  // their data is ready unless the channel is busy; close enough for the idle split).
-  double send_start(const Unit& unit, int node) const {
-    const StageProgram& prog = g_.stages[static_cast<std::size_t>(unit.stage)];
-    const StepNode& n = prog.nodes[static_cast<std::size_t>(node)];
-    double s = 0.0;
-    for (std::uint32_t k = n.deps_begin; k < n.deps_end; ++k) s = std::max(s, unit.end_s[prog.deps[k]]);
-    return s;
   }
 
   void record(int u, int node, double t) {
@@ -504,7 +489,7 @@ class Simulation {
         if (blocker < 0 || c.end_s[i] > c.end_s[static_cast<std::size_t>(blocker)]) blocker = static_cast<int>(i);
       }
       if (blocker >= 0 && c.end_s[static_cast<std::size_t>(blocker)] > c.stream_free_s) {
-        charge(c, blocker, c.end_s[static_cast<std::size_t>(blocker)] - c.stream_free_s);
+        charge(static_cast<int>(crit), blocker, c.end_s[static_cast<std::size_t>(blocker)] - c.stream_free_s);
         c.bubble_s += out.step_s - c.end_s[static_cast<std::size_t>(blocker)];
       } else {
         c.bubble_s += out.step_s - c.stream_free_s;
@@ -562,9 +547,9 @@ class Simulation {
   std::map<int, int> unit_by_base_;
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> compute_done_;
   std::map<std::tuple<int, int, int>, Barrier> barriers_;
-  std::map<std::tuple<long, int>, double> arrived_;
-  std::map<std::tuple<long, int>, int> receiving_;
-  std::map<std::tuple<long, int>, double> message_time_;  // (receiving unit, tag) -> transfer time
+  std::map<std::tuple<int, int>, double> arrived_;
+  std::map<std::tuple<int, int>, int> receiving_;
+  std::map<std::tuple<int, int>, double> message_time_;  // (receiving unit, tag) -> transfer time
   std::vector<TimelineSpan> timeline_spans_;
   std::size_t nodes_run_ = 0;
 };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exec/step_graph.hpp"
+#include "exec/op_list_cost.hpp"
 #include "exec/timeline.hpp"
 #include "model/layer_ops.hpp"
 #include "network/network_api.hpp"
@@ -23,8 +24,6 @@ struct StepSimOptions {
   bool record_timeline = false;
 };
 
-inline constexpr std::size_t kOpClassCount = 8;
-
 struct StepSimResult {
   double step_s = 0.0;           // last node of the step (next-step parameter gathers aside)
   double next_step_gather_s = 0.0;   // the post-optimizer parameter all-gather, all buckets
@@ -34,7 +33,7 @@ struct StepSimResult {
   // The critical unit (most compute) over [0, step_s]: its compute by op class, its
   // recomputation, compute-stream idle by what it waited for, and the pipeline bubble.
   int critical_stage = 0;
-  std::array<double, kOpClassCount> compute_s{};
+  std::array<double, kOpClasses> compute_s{};
   double recompute_s = 0.0;
   double optimizer_s = 0.0;
   std::array<double, model::kCommPurposes> exposed_comm_s{};
