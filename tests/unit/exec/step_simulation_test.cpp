@@ -237,6 +237,28 @@ TEST(StepSimulation, FlattenedIsSlowerThanHierarchicalOnASharedOversubscribedFat
   EXPECT_LT(flattened, hierarchical * 1.5);
 }
 
+// HBM throttled to half its sustained bandwidth slows the memory-bound kernels, whatever
+// evaluates the step: formulas, formulas with simulated collectives, simulated step.
+TEST(StepSimulation, HbmThrottlingSlowsTheStepInEveryMode) {
+  const Plan p{"", "llama2-7b", 2, 2, 2, 1, 4, 1, 1};
+  HardwareSpec hw = plan_hardware(p);
+  const LlmModelSpec m = plan_model(p);
+  TrainingRunOptions hybrid;
+  hybrid.network = NetworkKind::cluster_isolated;
+  const TrainingRunOptions modes[] = {{}, hybrid, simulated(NetworkKind::cluster_isolated),
+                                      simulated(NetworkKind::cluster_shared, false)};
+  for (const TrainingRunOptions& o : modes) {
+    HardwareSpec throttled = hw;
+    for (auto& level : throttled.memory) {
+      if (&level == &throttled.memory.back()) level.util *= 0.5;
+    }
+    const double healthy = run(hw, m, o).step_time_s;
+    const double slow = run(throttled, m, o).step_time_s;
+    EXPECT_GT(slow, healthy * 1.02) << "network " << static_cast<int>(o.network) << " simulated " << o.simulate_step;
+    EXPECT_LT(slow, healthy * 2.0);
+  }
+}
+
 // The timeline of a simulated step: spans on one track (a GPU's compute stream, one
 // channel) never overlap, and the busiest unit's kernels add up to the report's compute
 // (kernels by class, recomputation, optimizer).
