@@ -1,6 +1,8 @@
 #include "exec/step_builder.hpp"
 
 #include <algorithm>
+#include <array>
+#include <deque>
 #include <map>
 #include <string>
 
@@ -133,17 +135,21 @@ Template weight_grad_template(const model::OpGraph& g, const std::vector<compute
 }
 
 struct PartTemplates {
-  Template forward, backward, weight_grad;
+  Template forward;
+  Template backward;        // input and weight gradients
+  Template input_backward;  // input gradients only: its weight gradients come as a W pass
+  Template weight_grad;
 };
 
-PartTemplates part_templates(const model::OpGraph& g, compute::OpCoster& coster, double element_bytes, bool split) {
+PartTemplates part_templates(const model::OpGraph& g, compute::OpCoster& coster, double element_bytes) {
   std::vector<compute::OpTime> times;
   times.reserve(g.ops().size());
   for (const auto& op : g.ops()) times.push_back(coster.time(op));
   PartTemplates p;
   p.forward = make_template(g, model::Pass::forward, times, element_bytes, false);
-  p.backward = make_template(g, model::Pass::backward, times, element_bytes, split);
-  if (split) p.weight_grad = weight_grad_template(g, times);
+  p.backward = make_template(g, model::Pass::backward, times, element_bytes, false);
+  p.input_backward = make_template(g, model::Pass::backward, times, element_bytes, true);
+  p.weight_grad = weight_grad_template(g, times);
   return p;
 }
 
@@ -220,6 +226,78 @@ class ProgramWriter {
   StageProgram& prog_;
 };
 
+// DeepSeek's DualPipe (github.com/deepseek-ai/DualPipe, dualpipe.py, `step`): every rank
+// holds two chunks, stage r of the pipeline fed from rank 0 (chunk 0) and stage pp-1-r of
+// the one fed from rank pp-1 (chunk 1); half the micro-batches take each. A rank's eight
+// phases, in its own terms: phase 0 is chunk 0 on the first half of the ranks and chunk 1
+// on the second. Backward passes marked zero-bubble defer their weight gradients to a FIFO
+// that explicit W steps drain.
+std::vector<PassTask> dualpipe_order(int rank, int pp, int m) {
+  if (pp % 2 != 0) {
+    throw InfeasibleError(fmt::format("dualpipe needs an even number of pipeline stages (pp = {})", pp));
+  }
+  if (m % 2 != 0 || m < 2 * pp) {
+    throw InfeasibleError(fmt::format(
+        "dualpipe needs an even number of micro-batches, at least 2 x pp = {} (DeepSeek's rule); got {}", 2 * pp, m));
+  }
+  const int half_ranks = pp / 2;
+  const int half_rank = std::min(rank, pp - 1 - rank);
+  const int second_half = rank >= half_ranks ? 1 : 0;
+  const int half_m = m / 2;
+  std::vector<PassTask> out;
+  std::array<int, 2> next_f{}, next_b{};
+  std::deque<std::pair<int, int>> deferred;  // (chunk, micro-batch) whose W is still due
+  auto forward = [&](int phase) {
+    const int c = phase ^ second_half;
+    out.push_back({0, c * half_m + next_f[static_cast<std::size_t>(c)]++, c, false});
+  };
+  auto backward = [&](int phase, bool zero_bubble) {
+    const int c = phase ^ second_half;
+    const int mb = c * half_m + next_b[static_cast<std::size_t>(c)]++;
+    out.push_back({1, mb, c, zero_bubble});
+    if (zero_bubble) deferred.emplace_back(c, mb);
+  };
+  auto weight = [&] {
+    out.push_back({2, deferred.front().second, deferred.front().first, false});
+    deferred.pop_front();
+  };
+  for (int i = 0; i < (half_ranks - half_rank - 1) * 2; ++i) forward(0);  // 1: nF0
+  for (int i = 0; i < half_rank + 1; ++i) {                                // 2: nF0F1
+    forward(0);
+    forward(1);
+  }
+  for (int i = 0; i < half_ranks - half_rank - 1; ++i) {  // 3: nB1W1F1
+    backward(1, true);
+    weight();
+    forward(1);
+  }
+  // 4: nF0B1F1B0 (the middle ranks do not overlap their first F0 and B1: the same order)
+  for (int i = 0; i < half_m - pp + half_rank + 1; ++i) {
+    forward(0);
+    backward(1, false);
+    forward(1);
+    backward(0, false);
+  }
+  for (int i = 0; i < half_ranks - half_rank - 1; ++i) {  // 5: nB1F1B0
+    backward(1, false);
+    forward(1);
+    backward(0, false);
+  }
+  bool zero_bubble = false;  // 6: nB1B0, the second half with deferred W
+  for (int i = 0, n = half_rank + 1; i < n; ++i) {
+    if (i == n / 2 && half_rank % 2 == 1) zero_bubble = true;
+    backward(1, zero_bubble);
+    if (i == n / 2 && half_rank % 2 == 0) zero_bubble = true;
+    backward(0, zero_bubble);
+  }
+  for (int i = 0; i < half_ranks - half_rank - 1; ++i) {  // 7: nWB0
+    weight();
+    backward(0, true);
+  }
+  while (!deferred.empty()) weight();  // 8: nW
+  return out;
+}
+
 }  // namespace
 
 std::vector<PassTask> stage_order(PipelineSchedule schedule, int stage, int pp, int m, int v) {
@@ -227,31 +305,31 @@ std::vector<PassTask> stage_order(PipelineSchedule schedule, int stage, int pp, 
   const int warm_1f1b = std::min(pp - stage - 1, m);
   switch (schedule) {
     case PipelineSchedule::gpipe:
-      for (int k = 0; k < m; ++k) out.push_back({0, k, 0});
-      for (int k = 0; k < m; ++k) out.push_back({1, k, 0});
+      for (int k = 0; k < m; ++k) out.push_back({0, k, 0, false});
+      for (int k = 0; k < m; ++k) out.push_back({1, k, 0, false});
       break;
     case PipelineSchedule::one_f_one_b:
-      for (int k = 0; k < warm_1f1b; ++k) out.push_back({0, k, 0});
+      for (int k = 0; k < warm_1f1b; ++k) out.push_back({0, k, 0, false});
       for (int k = 0; k < m - warm_1f1b; ++k) {
-        out.push_back({0, warm_1f1b + k, 0});
-        out.push_back({1, k, 0});
+        out.push_back({0, warm_1f1b + k, 0, false});
+        out.push_back({1, k, 0, false});
       }
-      for (int k = m - warm_1f1b; k < m; ++k) out.push_back({1, k, 0});
+      for (int k = m - warm_1f1b; k < m; ++k) out.push_back({1, k, 0, false});
       break;
     case PipelineSchedule::zero_bubble:
       // ZB-H1 (Qi et al. 2023): 1F1B's order of F and B (input gradients only, so gradients
       // travel back faster); each W (weight gradients) is listed after its B but is filler
       // work: the simulator runs a stage's W passes only when its next F or B is not ready,
       // which puts them into 1F1B's cool-down bubbles.
-      for (int k = 0; k < warm_1f1b; ++k) out.push_back({0, k, 0});
+      for (int k = 0; k < warm_1f1b; ++k) out.push_back({0, k, 0, false});
       for (int k = 0; k < m - warm_1f1b; ++k) {
-        out.push_back({0, warm_1f1b + k, 0});
-        out.push_back({1, k, 0});
-        out.push_back({2, k, 0});
+        out.push_back({0, warm_1f1b + k, 0, false});
+        out.push_back({1, k, 0, true});
+        out.push_back({2, k, 0, false});
       }
       for (int k = m - warm_1f1b; k < m; ++k) {
-        out.push_back({1, k, 0});
-        out.push_back({2, k, 0});
+        out.push_back({1, k, 0, true});
+        out.push_back({2, k, 0, false});
       }
       break;
     case PipelineSchedule::interleaved_1f1b: {
@@ -267,18 +345,16 @@ std::vector<PassTask> stage_order(PipelineSchedule schedule, int stage, int pp, 
       auto mb = [&](int k) { return (k / (pp * v)) * pp + k % pp; };
       auto chunk = [&](int k, bool fwd) { return fwd ? (k / pp) % v : v - 1 - (k / pp) % v; };
       const int warm = std::min(total, (pp - stage - 1) * 2 + (v - 1) * pp);
-      for (int k = 0; k < warm; ++k) out.push_back({0, mb(k), chunk(k, true)});
+      for (int k = 0; k < warm; ++k) out.push_back({0, mb(k), chunk(k, true), false});
       for (int j = 0; j < total - warm; ++j) {
-        out.push_back({0, mb(warm + j), chunk(warm + j, true)});
-        out.push_back({1, mb(j), chunk(j, false)});
+        out.push_back({0, mb(warm + j), chunk(warm + j, true), false});
+        out.push_back({1, mb(j), chunk(j, false), false});
       }
-      for (int j = total - warm; j < total; ++j) out.push_back({1, mb(j), chunk(j, false)});
+      for (int j = total - warm; j < total; ++j) out.push_back({1, mb(j), chunk(j, false), false});
       break;
     }
     case PipelineSchedule::dualpipe:
-      throw InfeasibleError(
-          "the dualpipe schedule is not laid out by the step simulation yet; use execution_backend.model: "
-          "analytical (its bubble formula) or another pp_schedule");
+      return dualpipe_order(stage, pp, m);
   }
   return out;
 }
@@ -292,22 +368,57 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
   const int chunks = pp * v;
   const int m = in.batching.micro_batches;
   const PipelineSchedule schedule = hw.parallelism.pp_schedule;
-  const bool split = schedule == PipelineSchedule::zero_bubble;
+  // ZB-H1's W passes are filler work (step_simulator); DualPipe's run where its order puts them.
+  const bool w_fills = schedule == PipelineSchedule::zero_bubble;
+  const bool dual = schedule == PipelineSchedule::dualpipe;
   const double element_bytes = in.shape.element_bytes;
 
   const parallel::PartSettings settings = ctx.part_settings();
   model::OpGraph graph;
   parallel::layer_graph(d, in.shape, settings, graph);
-  const PartTemplates layer = part_templates(graph, ctx.coster(), element_bytes, split);
+  const PartTemplates layer = part_templates(graph, ctx.coster(), element_bytes);
   parallel::embedding_graph(d, in.shape, settings, graph);
-  const PartTemplates embedding = part_templates(graph, ctx.coster(), element_bytes, split);
+  const PartTemplates embedding = part_templates(graph, ctx.coster(), element_bytes);
   parallel::head_graph(d, in.shape, settings, graph);
-  const PartTemplates head = part_templates(graph, ctx.coster(), element_bytes, split);
+  const PartTemplates head = part_templates(graph, ctx.coster(), element_bytes);
 
-  // Layers of each global chunk (chunk c on stage c % pp), and the first layer's number.
-  std::vector<int> chunk_layers(static_cast<std::size_t>(chunks)), first_layer(static_cast<std::size_t>(chunks));
-  for (int c = 0, next = 0; c < chunks; ++c) {
-    chunk_layers[static_cast<std::size_t>(c)] = d.layers / chunks + (c < d.layers % chunks ? 1 : 0);
+  // Where a stage's chunk sits: its position in its pipeline (interleaved: one pipeline of
+  // pp x v chunks, chunk c of stage s at c pp + s; DualPipe: two pipelines of pp stages,
+  // chunk 0 fed from rank 0, chunk 1 from the last rank), the neighbours it receives from and
+  // sends to, and a slot that tells its messages apart.
+  struct Place {
+    int position = 0;
+    int length = 1;
+    int slot = 0;
+    int prev_stage = -1, prev_chunk = 0, next_stage = -1, next_chunk = 0;
+  };
+  auto place = [&](int stage, int c) {
+    Place p;
+    if (dual) {
+      p.length = pp;
+      p.position = c == 0 ? stage : pp - 1 - stage;
+      p.slot = c * pp + p.position;
+      const int step = c == 0 ? 1 : -1;
+      p.prev_stage = stage - step;
+      p.next_stage = stage + step;
+      p.prev_chunk = p.next_chunk = c;
+    } else {
+      p.length = chunks;
+      p.position = c * pp + stage;
+      p.slot = p.position;
+      p.prev_stage = (p.position - 1 + pp) % pp;
+      p.prev_chunk = (p.position - 1) / pp;
+      p.next_stage = (p.position + 1) % pp;
+      p.next_chunk = (p.position + 1) / pp;
+    }
+    return p;
+  };
+  const int positions = dual ? pp : chunks;
+  const int slots = dual ? 2 * pp : chunks;
+  // Layers at each position of a pipeline, and the first one's number.
+  std::vector<int> chunk_layers(static_cast<std::size_t>(positions)), first_layer(static_cast<std::size_t>(positions));
+  for (int c = 0, next = 0; c < positions; ++c) {
+    chunk_layers[static_cast<std::size_t>(c)] = d.layers / positions + (c < d.layers % positions ? 1 : 0);
     first_layer[static_cast<std::size_t>(c)] = next;
     next += chunk_layers[static_cast<std::size_t>(c)];
   }
@@ -325,42 +436,44 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
   out.stages.resize(static_cast<std::size_t>(pp));
 
   const double boundary = in.comms.boundary.bytes;
-  auto tag = [&](int flush, int k, int global_chunk, int dir) { return ((flush * m + k) * chunks + global_chunk) * 2 + dir; };
+  auto tag = [&](int flush, int k, int slot, int dir) { return ((flush * m + k) * slots + slot) * 2 + dir; };
+  const int stage_chunks = dual ? 2 : v;
 
   for (int s = 0; s < pp; ++s) {
     ProgramWriter w(out, s);
     const std::vector<PassTask> order = stage_order(schedule, s, pp, m, v);
     // The last pass of each chunk that produces weight gradients: where its buckets go.
-    std::vector<int> last_grad_task(static_cast<std::size_t>(v), -1);
+    auto makes_weight_grads = [](const PassTask& t) { return t.kind == 2 || (t.kind == 1 && !t.defers_weight_grads); };
+    std::vector<int> last_grad_task(static_cast<std::size_t>(stage_chunks), -1);
     for (std::size_t i = 0; i < order.size(); ++i) {
-      if (order[i].kind == (split ? 2 : 1)) last_grad_task[static_cast<std::size_t>(order[i].chunk)] = static_cast<int>(i);
+      if (makes_weight_grads(order[i])) last_grad_task[static_cast<std::size_t>(order[i].chunk)] = static_cast<int>(i);
     }
     std::vector<int> gradient_syncs;  // bucket reductions the optimizer waits for
     std::map<std::pair<int, int>, std::vector<int>> backward_end;  // (mb, chunk) -> last B nodes
     std::vector<int> weight_grad_ends;  // the optimizer waits for every W pass too
     double stage_params = 0.0;
-    for (int c = 0; c < v; ++c) {
-      const int gc = c * pp + s;
-      stage_params += chunk_layers[static_cast<std::size_t>(gc)] * layer_params;
-      if (gc == 0) stage_params += table_params;
-      if (gc == chunks - 1 && head_has_table) stage_params += table_params;
+    for (int c = 0; c < stage_chunks; ++c) {
+      const Place pl = place(s, c);
+      stage_params += chunk_layers[static_cast<std::size_t>(pl.position)] * layer_params;
+      if (pl.position == 0) stage_params += table_params;
+      if (pl.position == pl.length - 1 && head_has_table) stage_params += table_params;
     }
     for (int flush = 0; flush < in.batching.flushes; ++flush) {
       const bool final_flush = flush + 1 == in.batching.flushes;
       for (std::size_t ti = 0; ti < order.size(); ++ti) {
         const PassTask& task = order[ti];
-        const int gc = task.chunk * pp + s;
-        const bool first_chunk = gc == 0;
-        const bool last_chunk = gc == chunks - 1;
-        const int layers = chunk_layers[static_cast<std::size_t>(gc)];
-        const int layer0 = first_layer[static_cast<std::size_t>(gc)];
+        const Place pl = place(s, task.chunk);
+        const bool first_chunk = pl.position == 0;
+        const bool last_chunk = pl.position == pl.length - 1;
+        const int layers = chunk_layers[static_cast<std::size_t>(pl.position)];
+        const int layer0 = first_layer[static_cast<std::size_t>(pl.position)];
         const int mb = flush * m + task.micro_batch;
         const auto pass = task.kind == 0 ? model::Pass::forward : model::Pass::backward;
         auto prefix = [&](int layer_no) {
           return layer_no >= 0 ? fmt::format("L{}.mb{}.{}.", layer_no, mb, pass_name(task.kind))
                             : fmt::format("mb{}.{}.", mb, pass_name(task.kind));
         };
-        const bool syncs_here = bucketed_sync && task.kind == (split ? 2 : 1) &&
+        const bool syncs_here = bucketed_sync && makes_weight_grads(task) &&
                                 (sync_every_mb || (final_flush && static_cast<int>(ti) == last_grad_task[static_cast<std::size_t>(task.chunk)]));
         double bucket = 0.0;
         auto add_gradients = [&](double params, const std::vector<int>& after, bool flush_all) {
@@ -390,8 +503,8 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           r.group = Parallelism::pp;
           r.purpose = model::CommPurpose::pp;
           r.bytes = boundary;
-          r.peer_stage = (s - 1 + pp) % pp;
-          r.tag = tag(flush, task.micro_batch, gc, 0);
+          r.peer_stage = pl.prev_stage;
+          r.tag = tag(flush, task.micro_batch, pl.slot, 0);
           r.micro_batch = mb;
           r.chunk = task.chunk;
           r.name = w.name(prefix(-1) + "recv_activations");
@@ -404,8 +517,8 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           r.purpose = model::CommPurpose::pp;
           r.pass = model::Pass::backward;
           r.bytes = boundary;
-          r.peer_stage = (s + 1) % pp;
-          r.tag = tag(flush, task.micro_batch, gc, 1);
+          r.peer_stage = pl.next_stage;
+          r.tag = tag(flush, task.micro_batch, pl.slot, 1);
           r.micro_batch = mb;
           r.chunk = task.chunk;
           r.name = w.name(prefix(-1) + "recv_gradients");
@@ -419,11 +532,12 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           if (last_chunk) entry = w.stamp(head.forward, entry, prefix(-1) + "head.", pass, -1, mb, task.chunk);
         } else {
           const bool wgrad = task.kind == 2;
-          w.weight_grad_ = wgrad;
-          const PartTemplates* parts[3] = {&head, &layer, &embedding};
-          auto body = [&](const PartTemplates& p) -> const Template& { return wgrad ? p.weight_grad : p.backward; };
+          w.weight_grad_ = wgrad && w_fills;
+          auto body = [&](const PartTemplates& p) -> const Template& {
+            return wgrad ? p.weight_grad : task.defers_weight_grads ? p.input_backward : p.backward;
+          };
           if (last_chunk) {
-            entry = w.stamp(body(*parts[0]), entry, prefix(-1) + "head.", pass, -1, mb, task.chunk);
+            entry = w.stamp(body(head), entry, prefix(-1) + "head.", pass, -1, mb, task.chunk);
             add_gradients(head_has_table ? table_params : 0.0, entry, false);
           }
           for (int l = layers - 1; l >= 0; --l) {
@@ -438,7 +552,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           w.weight_grad_ = false;
           if (wgrad) {
             weight_grad_ends.insert(weight_grad_ends.end(), entry.begin(), entry.end());
-          } else {
+          } else if (task.defers_weight_grads) {
             backward_end[{mb, task.chunk}] = entry;
           }
         }
@@ -450,8 +564,9 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           sn.purpose = model::CommPurpose::pp;
           sn.pass = pass;
           sn.bytes = boundary;
-          sn.peer_stage = task.kind == 0 ? (s + 1) % pp : (s - 1 + pp) % pp;
-          sn.tag = task.kind == 0 ? tag(flush, task.micro_batch, gc + 1, 0) : tag(flush, task.micro_batch, gc - 1, 1);
+          const Place to = task.kind == 0 ? place(pl.next_stage, pl.next_chunk) : place(pl.prev_stage, pl.prev_chunk);
+          sn.peer_stage = task.kind == 0 ? pl.next_stage : pl.prev_stage;
+          sn.tag = tag(flush, task.micro_batch, to.slot, task.kind == 0 ? 0 : 1);
           sn.micro_batch = mb;
           sn.chunk = task.chunk;
           sn.name = w.name(prefix(-1) + (task.kind == 0 ? "send_activations" : "send_gradients"));

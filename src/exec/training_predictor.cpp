@@ -207,6 +207,17 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
     stages.push_back(st);
     parts.push_back(std::move(part));
   }
+  if (par.pp_schedule == PipelineSchedule::dualpipe) {
+    // DualPipe runs two mirrored pipelines: rank i holds stage i of one and stage pp-1-i of
+    // the other, each for half the micro-batches, so the ends share the embedding and head.
+    const std::vector<parallel::StageTime> single = stages;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      const parallel::StageTime& mirror = single[single.size() - 1 - i];
+      stages[i].forward_s = (single[i].forward_s + mirror.forward_s) / 2.0;
+      stages[i].backward_s = (single[i].backward_s + mirror.backward_s) / 2.0;
+      stages[i].weight_grad_s = (single[i].weight_grad_s + mirror.weight_grad_s) / 2.0;
+    }
+  }
   const parallel::PipelineTime flush = parallel::pipeline_time(par.pp_schedule, stages, batching.micro_batches, vpp);
   std::size_t crit = 0;
   for (std::size_t i = 1; i < stages.size(); ++i) {

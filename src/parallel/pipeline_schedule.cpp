@@ -39,7 +39,8 @@ PipelineTime pipeline_time(PipelineSchedule schedule, const std::vector<StageTim
       throw InfeasibleError(fmt::format("dualpipe needs an even number of pipeline stages (pp = {})", p));
     }
     const double half = static_cast<double>(p) / 2.0 - 1.0;
-    out.bubble_s = std::max(0.0, half * (c_max + crit.backward_s - 3.0 * crit.weight_grad_s));
+    // The table's B is the input-gradient backward alone: b - w.
+    out.bubble_s = std::max(0.0, half * (c_max + (crit.backward_s - crit.weight_grad_s) - 3.0 * crit.weight_grad_s));
       break;
     }
     case PipelineSchedule::gpipe:  // gpipe, 1f1b: same bubble, different activation memory

@@ -7,7 +7,9 @@
 //                     passes per stage, T = m * max(c) + max(0, sum over other stages of
 //                     c_i - 2 w_i)
 //  dualpipe:          DeepSeek-V3 report, table 2: bubble (p/2 - 1)(F&B + B - 3W), with
-//                     F&B = f + b of the slowest stage
+//                     F&B = f + b of the slowest stage and B = b - w its input-gradient
+//                     backward; the caller averages mirrored stages (rank i runs stage i
+//                     of one pipeline and stage p-1-i of the other)
 // For equal stages these give the bubble fractions (p-1)/(m+p-1) and (p-1)/(v m + p - 1).
 #pragma once
 

@@ -33,8 +33,9 @@ TEST(PipelineSchedule, ZeroBubbleRemovesTwoWeightPassesPerStage) {
 }
 
 TEST(PipelineSchedule, DualPipeNeedsEvenStages) {
-  // (p/2 - 1)(F&B + B - 3W) = (4 - 1)(3 + 2 - 3) = 6.
-  EXPECT_DOUBLE_EQ(pipeline_time(PipelineSchedule::dualpipe, equal(8, 1.0, 2.0, 1.0), 16, 1).bubble_s, 6.0);
+  // (p/2 - 1)(F&B + B - 3W) with F&B = f + b = 3 and B = b - w = 1 (input gradients
+  // alone, as DeepSeek-V3's table 2 counts it): (4 - 1)(3 + 1 - 3) = 3.
+  EXPECT_DOUBLE_EQ(pipeline_time(PipelineSchedule::dualpipe, equal(8, 1.0, 2.0, 1.0), 16, 1).bubble_s, 3.0);
   EXPECT_THROW((void)pipeline_time(PipelineSchedule::dualpipe, equal(3, 1.0, 2.0, 1.0), 6, 1), InfeasibleError);
 }
 
