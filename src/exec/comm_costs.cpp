@@ -21,8 +21,10 @@ CommCosts::Cost CommCosts::compute_cost(const model::CommOp& op) const {
   const auto& group = placement_.group(op.group);
   if (group.empty()) return {};
   // Rank 0's communicator: on a cluster network its GPUs are where faults and detours lie.
-  const network::GroupInstance instance{group, {placement_.members(op.group, 0)}};
-  const CollectiveEstimate e = network_.collective_on(op.op, op.bytes, instance);
+  const CollectiveEstimate e =
+      network_.sees_instances()
+          ? network_.collective_on(op.op, op.bytes, network::GroupInstance{group, {placement_.members(op.group, 0)}})
+          : network_.collective(op.op, op.bytes, group);
   return {e.time_s, network::collective_energy_j(e, group) / placement_.degree(op.group)};
 }
 
@@ -34,8 +36,12 @@ void CommCosts::submit(double start_s, const model::CommOp& op, network::Network
         return;
       }
     } else if (const auto& group = placement_.group(op.group); !group.empty()) {
-      const network::GroupInstance instance{group, {placement_.members(op.group, 0)}};
-      network_.submit_collective_on(start_s, op.op, op.bytes, instance, std::move(done));
+      if (network_.sees_instances()) {
+        network_.submit_collective_on(start_s, op.op, op.bytes,
+                                      network::GroupInstance{group, {placement_.members(op.group, 0)}}, std::move(done));
+      } else {
+        network_.submit_collective(start_s, op.op, op.bytes, group, std::move(done));
+      }
       return;
     }
   }

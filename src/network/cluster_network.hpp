@@ -46,6 +46,7 @@ class ClusterNetwork final : public QueuedNetwork {
   CollectiveEstimate collective(CollectiveOp op, double bytes, const std::vector<GroupSpan>& group) override;
   // A message from GPU 0 to its neighbour on `dimension`.
   double message_s(const NetworkDimension& dimension, double bytes) override;
+  [[nodiscard]] bool sees_instances() const override { return true; }
   CollectiveEstimate collective_on(CollectiveOp op, double bytes, const GroupInstance& g) override;
   void submit_collective_on(double start_s, CollectiveOp op, double bytes, const GroupInstance& g,
                             Done done) override;

@@ -54,7 +54,9 @@ class NetworkApi {
 
   // The same on a given instance of a communicator. Networks that see no cluster topology
   // (analytical, per-communicator simulation) need only its spans; one that simulates the
-  // whole cluster runs it on the instance's GPUs, where faults and other traffic lie.
+  // whole cluster runs it on the instance's GPUs, where faults and other traffic lie, and
+  // says so here (callers skip building instances for the others: predictions are hot).
+  [[nodiscard]] virtual bool sees_instances() const { return false; }
   [[nodiscard]] virtual CollectiveEstimate collective_on(CollectiveOp op, double bytes, const GroupInstance& g) {
     return collective(op, bytes, g.spans);
   }
