@@ -153,6 +153,20 @@ PartTemplates part_templates(const model::OpGraph& g, compute::OpCoster& coster,
   return p;
 }
 
+// A pipeline message end (send or receive) to or from `peer` stage; a send and its receive
+// carry the same tag.
+StepNode message(StepNodeKind kind, model::Pass pass, double bytes, int peer, int tag, model::CommPurpose purpose) {
+  StepNode n;
+  n.kind = kind;
+  n.group = Parallelism::pp;
+  n.purpose = purpose;
+  n.pass = pass;
+  n.bytes = bytes;
+  n.peer_stage = peer;
+  n.tag = tag;
+  return n;
+}
+
 std::string_view pass_name(int kind) { return kind == 0 ? "fwd" : kind == 1 ? "bwd" : "wgrad"; }
 
 class ProgramWriter {
@@ -497,31 +511,14 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
         std::vector<int> entry;
         // A weight-gradient pass needs its micro-batch's input-gradient pass first.
         if (task.kind == 2) entry = backward_end[{mb, task.chunk}];
-        if (task.kind == 0 && !first_chunk && pp > 1) {
-          StepNode r;
-          r.kind = StepNodeKind::recv;
-          r.group = Parallelism::pp;
-          r.purpose = model::CommPurpose::pp;
-          r.bytes = boundary;
-          r.peer_stage = pl.prev_stage;
-          r.tag = tag(flush, task.micro_batch, pl.slot, 0);
+        // Activations come from the previous position, gradients from the next.
+        const bool forward = task.kind == 0;
+        if (pp > 1 && ((forward && !first_chunk) || (task.kind == 1 && !last_chunk))) {
+          StepNode r = message(StepNodeKind::recv, pass, boundary, forward ? pl.prev_stage : pl.next_stage,
+                               tag(flush, task.micro_batch, pl.slot, forward ? 0 : 1), model::CommPurpose::pp);
           r.micro_batch = mb;
           r.chunk = task.chunk;
-          r.name = w.name(prefix(-1) + "recv_activations");
-          entry = {w.add(r, {})};
-        }
-        if (task.kind == 1 && !last_chunk && pp > 1) {
-          StepNode r;
-          r.kind = StepNodeKind::recv;
-          r.group = Parallelism::pp;
-          r.purpose = model::CommPurpose::pp;
-          r.pass = model::Pass::backward;
-          r.bytes = boundary;
-          r.peer_stage = pl.next_stage;
-          r.tag = tag(flush, task.micro_batch, pl.slot, 1);
-          r.micro_batch = mb;
-          r.chunk = task.chunk;
-          r.name = w.name(prefix(-1) + "recv_gradients");
+          r.name = w.name(prefix(-1) + (forward ? "recv_activations" : "recv_gradients"));
           entry = {w.add(r, {})};
         }
         if (task.kind == 0) {
@@ -556,20 +553,13 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
             backward_end[{mb, task.chunk}] = entry;
           }
         }
-        const bool sends_on = (task.kind == 0 && !last_chunk) || (task.kind == 1 && !first_chunk);
-        if (sends_on && pp > 1) {
-          StepNode sn;
-          sn.kind = StepNodeKind::send;
-          sn.group = Parallelism::pp;
-          sn.purpose = model::CommPurpose::pp;
-          sn.pass = pass;
-          sn.bytes = boundary;
-          const Place to = task.kind == 0 ? place(pl.next_stage, pl.next_chunk) : place(pl.prev_stage, pl.prev_chunk);
-          sn.peer_stage = task.kind == 0 ? pl.next_stage : pl.prev_stage;
-          sn.tag = tag(flush, task.micro_batch, to.slot, task.kind == 0 ? 0 : 1);
+        if (pp > 1 && ((forward && !last_chunk) || (task.kind == 1 && !first_chunk))) {
+          const Place to = forward ? place(pl.next_stage, pl.next_chunk) : place(pl.prev_stage, pl.prev_chunk);
+          StepNode sn = message(StepNodeKind::send, pass, boundary, forward ? pl.next_stage : pl.prev_stage,
+                                tag(flush, task.micro_batch, to.slot, forward ? 0 : 1), model::CommPurpose::pp);
           sn.micro_batch = mb;
           sn.chunk = task.chunk;
-          sn.name = w.name(prefix(-1) + (task.kind == 0 ? "send_activations" : "send_gradients"));
+          sn.name = w.name(prefix(-1) + (forward ? "send_activations" : "send_gradients"));
           (void)w.add(sn, entry);
         }
       }
@@ -580,20 +570,13 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
     const double tied = in.comms.embedding_sync.bytes;
     if (tied > 0.0 && pp > 1 && (s == 0 || s == pp - 1)) {
       const int peer = s == 0 ? pp - 1 : 0;
-      StepNode sn;
-      sn.kind = StepNodeKind::send;
-      sn.group = Parallelism::pp;
-      sn.purpose = model::CommPurpose::embedding_sync;
-      sn.pass = model::Pass::backward;
-      sn.bytes = tied;
-      sn.peer_stage = peer;
-      sn.tag = -1 - s;
-      sn.name = w.name("embedding_sync.send");
       const int last = static_cast<int>(out.stages[static_cast<std::size_t>(s)].nodes.size()) - 1;
+      StepNode sn = message(StepNodeKind::send, model::Pass::backward, tied, peer, -1 - s,
+                            model::CommPurpose::embedding_sync);
+      sn.name = w.name("embedding_sync.send");
       (void)w.add(sn, {last});
-      StepNode rn = sn;
-      rn.kind = StepNodeKind::recv;
-      rn.tag = -1 - peer;
+      StepNode rn = message(StepNodeKind::recv, model::Pass::backward, tied, peer, -1 - peer,
+                            model::CommPurpose::embedding_sync);
       rn.name = w.name("embedding_sync.recv");
       before_optimizer.push_back(w.add(rn, {last}));
     }
