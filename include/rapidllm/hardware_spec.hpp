@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rapidllm/dtype.hpp"
+#include "rapidllm/error.hpp"
 
 namespace rapidllm {
 
@@ -215,6 +216,7 @@ struct NetworkSpec {
   std::vector<NetworkDimension> dimensions;
   OverlapSpec overlap;
   std::vector<FaultyLink> faulty_links;
+  SourceLocation faulty_links_source;  // where they were given (errors about a link name it)
 
   // The dimension that carries a parallelism, or nullptr when none lists it.
   [[nodiscard]] const NetworkDimension* dimension_for(Parallelism p) const;

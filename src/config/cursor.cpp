@@ -79,9 +79,10 @@ std::vector<std::string> Cursor::keys() const {
 }
 
 void Cursor::fail(const std::string& problem, const std::string& hint) const {
-  YAML::Mark mark = present() ? node_.Mark() : anchor_;
-  throw ConfigError(doc_->locate(path_, mark), path_, problem, hint);
+  throw ConfigError(where(), path_, problem, hint);
 }
+
+SourceLocation Cursor::where() const { return doc_->locate(path_, present() ? node_.Mark() : anchor_); }
 
 const Setting& Cursor::setting() const {
   const Setting* s = find_setting(pattern_);

@@ -51,6 +51,8 @@ class Cursor {
 
   // A ConfigError at this key (its value, or where it should be when missing).
   [[noreturn]] void fail(const std::string& problem, const std::string& hint) const;
+  // Where this key's value came from (file:line, or the --set text).
+  [[nodiscard]] SourceLocation where() const;
 
  private:
   Cursor(const Document* doc, YAML::Node node, std::string path, std::string pattern, YAML::Mark anchor);

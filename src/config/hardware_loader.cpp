@@ -279,6 +279,7 @@ NetworkSpec read_network(const Cursor& n) {
     }
   }
   out.faulty_links = n.child("faulty_links").links();
+  out.faulty_links_source = n.child("faulty_links").where();
   Cursor overlap = n.child("overlap");
   out.overlap.tp_overlap = overlap.child("tp_overlap").real();
   out.overlap.tp_sp_overlap = overlap.child("tp_sp_overlap").real();

@@ -44,6 +44,9 @@ LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const s
                          hw.network, hw.execution, placement_.capacities(), degrees_.total(),
                          network == NetworkKind::cluster_shared ? network::Sharing::shared : network::Sharing::isolated)),
       comms_(placement_, *network_) {
+  // The analytical network has no links to fault, but a fault naming no cable is still a
+  // mistake in the config.
+  if (network == NetworkKind::analytical) network::check_cluster_faults(hw.network, placement_.capacities(), degrees_.total());
   if (executor == ExecutorKind::event) {
     executor_ = std::make_unique<EventExecutor>(coster_, comms_);
   } else {

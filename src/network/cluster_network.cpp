@@ -51,10 +51,20 @@ CollectiveEstimate estimate_of(CollectiveOp op, double bytes, int ranks, const F
 
 }  // namespace
 
+void check_cluster_faults(const NetworkSpec& network, const std::vector<long long>& capacities, long long gpus) {
+  if (network.faulty_links.empty()) return;
+  // On the healthy topology: a fault between two nodes no cable joins is the config's
+  // mistake (ConfigError naming the entry), not an infeasible scenario.
+  check_faults_exist(Topology(whole_cluster(network, capacities, gpus), {}), network.faulty_links,
+                     network.faulty_links_source);
+}
+
 ClusterNetwork::ClusterNetwork(const NetworkSpec& network, const ExecutionBackendSpec& exec,
                                const std::vector<long long>& capacities, long long gpus, Sharing sharing)
-    : exec_(exec), topology_(whole_cluster(network, capacities, gpus), network.faulty_links), sharing_(sharing) {
-  check_faults_exist(topology_, network.faulty_links);
+    : exec_(exec),
+      topology_((check_cluster_faults(network, capacities, gpus), whole_cluster(network, capacities, gpus)),
+                network.faulty_links),
+      sharing_(sharing) {
   simulator_ = std::make_unique<FlowSimulator>(topology_);
   if (sharing_ == Sharing::shared) engine_ = std::make_unique<FlowEngine>(topology_);
 }

@@ -26,6 +26,11 @@ class FlowEngine;
 
 enum class Sharing { isolated, shared };
 
+// Throws ConfigError (key network.faulty_links[i]) for a faulty link that names no cable of
+// the cluster a job of `gpus` GPUs runs on: for networks that model no links themselves,
+// a mistyped node id is still caught.
+void check_cluster_faults(const NetworkSpec& network, const std::vector<long long>& capacities, long long gpus);
+
 class ClusterNetwork final : public QueuedNetwork {
  public:
   // `capacities`: GPUs each dimension holds (parallel::Placement::capacities()), of which

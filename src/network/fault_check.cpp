@@ -21,7 +21,7 @@ std::string node_range(const Topology& cluster) {
 }
 }  // namespace
 
-void check_faults_exist(const Topology& cluster, const std::vector<FaultyLink>& faults) {
+void check_faults_exist(const Topology& cluster, const std::vector<FaultyLink>& faults, const SourceLocation& where) {
   const std::string hint = "GPUs are nodes 0..N-1, switches follow dimension by dimension (docs/network-simulator.md, "
                            "'Node numbering')";
   for (std::size_t i = 0; i < faults.size(); ++i) {
@@ -29,12 +29,12 @@ void check_faults_exist(const Topology& cluster, const std::vector<FaultyLink>& 
     const std::string key = fmt::format("network.faulty_links[{}]", i);
     for (int node : {f.src, f.dst}) {
       if (node < 0 || node >= cluster.num_nodes()) {
-        throw ConfigError(SourceLocation{}, key,
+        throw ConfigError(where, key,
                           fmt::format("node {} is not in the cluster's topology: {}", node, node_range(cluster)), hint);
       }
     }
     if (!cluster.link_between(f.src, f.dst)) {
-      throw ConfigError(SourceLocation{}, key,
+      throw ConfigError(where, key,
                         fmt::format("no cable joins node {} ({}) and node {} ({}); {}", f.src,
                                     cluster.node_name(f.src), f.dst, cluster.node_name(f.dst), node_range(cluster)),
                         hint);

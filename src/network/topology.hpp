@@ -92,7 +92,8 @@ class Topology {
 // communicator's topology is a part of the cluster, and the config names cluster nodes), so
 // a caller that builds the whole cluster's topology uses this to catch a mistyped id. Throws
 // ConfigError on the key `network.faulty_links[i]`, naming the valid node-id range.
-void check_faults_exist(const Topology& cluster, const std::vector<FaultyLink>& faults);
+void check_faults_exist(const Topology& cluster, const std::vector<FaultyLink>& faults,
+                        const SourceLocation& where = {});
 
 // The two axes of a 2-D dimension holding n ranks: its configured [a, b] when that holds
 // exactly n, else the most square factorization a <= b (the analytical backend's rule).

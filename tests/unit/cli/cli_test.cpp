@@ -49,7 +49,7 @@ TEST(Cli, PredictGemmJsonHasTheContractFields) {
 TEST(Cli, PredictWarnsThatFaultyLinksAreNotModelledByTheAnalyticalNetwork) {
   const std::string args = "predict " + kH100 + " --model configs/models/llama2-7b.yaml --format json";
   CliRun healthy = rapidllm(args);
-  CliRun faulty = rapidllm(args + " --set 'network.faulty_links=[[0, 1, 0.25]]'");
+  CliRun faulty = rapidllm(args + " --set 'network.faulty_links=[[0, 8, 0.25]]'");  // GPU 0 - its NVSwitch
   ASSERT_EQ(healthy.exit_code, 0) << healthy.err;
   ASSERT_EQ(faulty.exit_code, 0) << faulty.err;
   EXPECT_TRUE(healthy.err.empty()) << healthy.err;
@@ -79,13 +79,20 @@ TEST(Cli, AFaultReachesTheStepWhenTheStepIsSimulated) {
   EXPECT_EQ(d["execution"]["simulated_units"], 2);
 }
 
+// In every mode, the analytical one included (it models no links but the id is still a
+// mistake): a node outside the cluster, or two nodes no cable joins (GPUs 0 and 5 hang off
+// one NVSwitch), exit 2 naming the entry and where it was given.
 TEST(Cli, AFaultyLinkThatIsNoCableOfTheClusterIsAConfigError) {
-  CliRun r = rapidllm("predict " + kH100 + " --model configs/models/llama2-7b.yaml" + kTwoNodes + kHierarchical +
-                      " --set 'network.faulty_links=[[0, 999, 0.5]]'");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("network.faulty_links[0]"));
-  EXPECT_THAT(r.err, HasSubstr("999"));
-  EXPECT_TRUE(r.out.empty());
+  for (const std::string& mode : {std::string(), kHierarchical}) {
+    for (const char* fault : {"[[0, 999, 0.5]]", "[[0, 5, 0.5]]"}) {
+      CliRun r = rapidllm("predict " + kH100 + " --model configs/models/llama2-7b.yaml" + kTwoNodes + mode +
+                          " --set 'network.faulty_links=" + fault + "'");
+      EXPECT_EQ(r.exit_code, 2) << fault << mode;
+      EXPECT_THAT(r.err, HasSubstr("network.faulty_links[0]"));
+      EXPECT_THAT(r.err, HasSubstr("--set network.faulty_links="));
+      EXPECT_TRUE(r.out.empty());
+    }
+  }
 }
 
 TEST(Cli, TraceWritesAPerfettoTimelineOfTheSimulatedStep) {
