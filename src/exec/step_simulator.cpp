@@ -78,7 +78,6 @@ ProgramIndex index_program(const StageProgram& p, int stage, int pp) {
     for (std::uint32_t k = node.deps_begin; k < node.deps_end; ++k) ix.dependents[fill[p.deps[k]]++] = static_cast<std::uint32_t>(i);
   }
   // A W pass's nodes run as a chain: one ready node per held-back pass.
-  (void)stage;
   ix.fill_cap = static_cast<std::size_t>(std::max(0, pp - 1));
   // Activations of (micro-batch, chunk) live from its first forward kernel to the end of
   // its backward (input gradients; weight gradients keep only the layer inputs' share).
