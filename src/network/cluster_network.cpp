@@ -218,9 +218,14 @@ void ClusterNetwork::submit_collective_on(double start_s, CollectiveOp op, doubl
     push(start_s + collective_on(op, bytes, g).time_s, std::move(done));
     return;
   }
-  FlowPlan plan;
-  plan_collective(plan, op, bytes, g);
-  submit_shared(start_s, std::move(plan), std::move(done));
+  auto key = std::make_tuple(op, bytes, g.lanes);
+  auto it = shared_collectives_.find(key);
+  if (it == shared_collectives_.end()) {
+    FlowPlan plan;
+    plan_collective(plan, op, bytes, g);
+    it = shared_collectives_.emplace(std::move(key), std::move(plan)).first;
+  }
+  submit_shared(start_s, it->second, std::move(done));
 }
 
 void ClusterNetwork::submit_messages(double start_s, const NetworkDimension& dimension,
@@ -233,9 +238,14 @@ void ClusterNetwork::submit_messages(double start_s, const NetworkDimension& dim
     push(start_s + messages_alone_s(d, pairs, bytes), std::move(done));
     return;
   }
-  FlowPlan plan;
-  (void)add_messages(plan, topology_, d, pairs, bytes, exec_);
-  submit_shared(start_s, std::move(plan), std::move(done));
+  auto key = std::make_tuple(d, bytes, pairs);
+  auto it = shared_messages_.find(key);
+  if (it == shared_messages_.end()) {
+    FlowPlan plan;
+    (void)add_messages(plan, topology_, d, pairs, bytes, exec_);
+    it = shared_messages_.emplace(std::move(key), std::move(plan)).first;
+  }
+  submit_shared(start_s, it->second, std::move(done));
 }
 
 }  // namespace rapidllm::network

@@ -81,6 +81,10 @@ class ClusterNetwork final : public QueuedNetwork {
   std::unique_ptr<FlowEngine> engine_;
   std::map<std::tuple<CollectiveOp, double, Lanes>, CollectiveEstimate> collectives_;
   std::map<std::tuple<std::size_t, double, std::vector<std::pair<int, int>>>, double> messages_;
+  // Shared mode: each distinct collective or message batch is planned once; submissions
+  // copy the plan, whose PairSets (shared) the engine has routed already.
+  std::map<std::tuple<CollectiveOp, double, Lanes>, FlowPlan> shared_collectives_;
+  std::map<std::tuple<std::size_t, double, std::vector<std::pair<int, int>>>, FlowPlan> shared_messages_;
   std::map<Lanes, bool> private_;  // plan_job's verdict per instance (lanes; a message: {{src, dst}})
   bool planned_ = false;
   std::size_t isolated_runs_ = 0;
