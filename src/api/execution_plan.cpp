@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "parallel/batching.hpp"
+#include "rapidllm/error.hpp"
+
 namespace rapidllm::detail {
 
 exec::TrainingRunOptions training_run(const HardwareSpec& hw) {
@@ -34,6 +37,21 @@ exec::TrainingRunOptions training_run(const HardwareSpec& hw) {
 exec::NetworkKind inference_network(const HardwareSpec& hw) {
   return hw.execution.mode == ExecutionMode::analytical ? exec::NetworkKind::analytical
                                                          : exec::NetworkKind::cluster_isolated;
+}
+
+void note_batching(const HardwareSpec& hw, const LlmModelSpec& model) {
+  parallel::Batching b;
+  try {
+    b = parallel::training_batching(model, hw.parallelism);
+  } catch (const InfeasibleError&) {
+    return;  // the prediction reports why
+  }
+  if (b.padded_sequences == 0) return;
+  spdlog::warn("parallelism.mb = {} does not divide the {} sequences per data-parallel rank and flush: each "
+               "micro-batch takes ceil = {} sequences (RAPID-LLM's rule), so every flush computes {} padding "
+               "sequence(s) beyond the batch; throughput counts only the batch's tokens",
+               b.micro_batches, b.micro_batches * b.micro_batch_size - b.padded_sequences, b.micro_batch_size,
+               b.padded_sequences);
 }
 
 void note_execution_mode(const HardwareSpec& hw, RunType run) {

@@ -30,6 +30,7 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
     if (!exports.trace_file.empty()) run.timeline = &timeline;
     if (exporting) run.graph = &graph;
     TrainingPrediction p = exec::predict_training(hardware, llm, scenario.model_file, costs, run);
+    detail::note_batching(hardware, llm);
     if (exporting) detail::write_exports(exports, timeline, graph);
     return p;
   }

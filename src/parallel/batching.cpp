@@ -24,13 +24,9 @@ Batching training_batching(const LlmModelSpec& model, const ParallelismSpec& par
     b.micro_batch_size = *par.micro_batch_size;
     b.micro_batches = static_cast<int>(per_flush / *par.micro_batch_size);
   } else {
-    if (per_flush % par.mb != 0) {
-      throw InfeasibleError(fmt::format("{} sequences per data-parallel rank and flush cannot be cut into mb = {} "
-                                        "micro-batches; set parallelism.mb to a divisor or parallelism.micro_batch_size",
-                                        per_flush, par.mb));
-    }
     b.micro_batches = par.mb;
-    b.micro_batch_size = static_cast<int>(per_flush / par.mb);
+    b.micro_batch_size = static_cast<int>((per_flush + par.mb - 1) / par.mb);
+    b.padded_sequences = static_cast<int>(1LL * par.mb * b.micro_batch_size - per_flush);
   }
   return b;
 }

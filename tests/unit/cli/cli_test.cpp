@@ -119,6 +119,19 @@ TEST(Cli, TraceWritesAPerfettoTimelineOfTheSimulatedStep) {
   fs::remove(trace);
 }
 
+// RAPID-LLM's H100 file cuts 16 sequences into mb = 23 micro-batches: it takes ceil(16/23)
+// = 1 sequence each; rapidllm does the same and says so.
+TEST(Cli, AReferenceBatchThatMbDoesNotDivideRunsWithPaddingAndAWarning) {
+  CliRun r = rapidllm("predict --hardware tests/data/rapid-llm-reference/hardware/H100_SXM5_80GB.yaml "
+                      "--model tests/data/rapid-llm-reference/model/Llama3.1-70B.yaml --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("parallelism.mb = 23 does not divide the 16 sequences"));
+  EXPECT_THAT(r.err, HasSubstr("7 padding sequence(s)"));
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["micro_batches"], 23);
+  EXPECT_EQ(j["micro_batch_size"], 1);
+}
+
 TEST(Cli, ReferenceGemmWithTensorParallelism) {
   // a100_80GB.yaml: tp = 2 with tp_sp on a 50 GB (binary) ring; GEMM.yaml shards K by rows,
   // so the partial C is reduce-scattered (sequence parallel) instead of all-reduced.
