@@ -150,6 +150,8 @@ json model_json(const ModelSpec& model) {
             {"head_dim", a.head_dim ? json(*a.head_dim) : json()},
             {"use_flash_attention", a.use_flash_attention},
             {"tile_size", a.tile_size ? json(*a.tile_size) : json()},
+            {"sliding_window", a.sliding_window > 0 ? json(a.sliding_window) : json()},
+            {"global_every", a.global_every > 0 ? json(a.global_every) : json()},
             {"kv_lora_rank", a.kv_lora_rank}, {"q_lora_rank", a.q_lora_rank},
             {"qk_nope_head_dim", a.qk_nope_head_dim}, {"qk_rope_head_dim", a.qk_rope_head_dim},
             {"v_head_dim", a.v_head_dim}}},
