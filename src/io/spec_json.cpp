@@ -132,7 +132,7 @@ json model_json(const ModelSpec& model) {
   }
   const auto& l = std::get<LlmModelSpec>(model.workload);
   const auto& a = l.attention;
-  return {{"mode", "LLM"},
+  json out = {{"mode", "LLM"},
           {"run_type", to_string(l.run_type)},
           {"model_type", l.model_type},
           {"tied_embeddings", l.tied_embeddings},
@@ -150,8 +150,6 @@ json model_json(const ModelSpec& model) {
             {"head_dim", a.head_dim ? json(*a.head_dim) : json()},
             {"use_flash_attention", a.use_flash_attention},
             {"tile_size", a.tile_size ? json(*a.tile_size) : json()},
-            {"sliding_window", a.sliding_window > 0 ? json(a.sliding_window) : json()},
-            {"global_every", a.global_every > 0 ? json(a.global_every) : json()},
             {"kv_lora_rank", a.kv_lora_rank}, {"q_lora_rank", a.q_lora_rank},
             {"qk_nope_head_dim", a.qk_nope_head_dim}, {"qk_rope_head_dim", a.qk_rope_head_dim},
             {"v_head_dim", a.v_head_dim}}},
@@ -160,6 +158,12 @@ json model_json(const ModelSpec& model) {
             {"moe_intermediate_size", l.moe.moe_intermediate_size}, {"n_shared_experts", l.moe.n_shared_experts},
             {"expert_imbalance_factor", l.moe.expert_imbalance_factor}, {"moe_layer_freq", l.moe.moe_layer_freq},
             {"first_k_dense_replace", l.moe.first_k_dense_replace}}}};
+  // Only when set, so that full-attention configs keep their resolved form (and hash).
+  if (a.sliding_window > 0) {
+    out["attention"]["sliding_window"] = a.sliding_window;
+    if (a.global_every > 0) out["attention"]["global_every"] = a.global_every;
+  }
+  return out;
 }
 
 std::string config_hash(const nlohmann::json& resolved) {
