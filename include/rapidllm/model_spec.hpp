@@ -28,6 +28,12 @@ struct AttentionSpec {
   std::optional<int> head_dim;  // default hidden / heads
   bool use_flash_attention = false;
   std::optional<int> tile_size;  // derived from SRAM when absent
+  // Sliding-window attention (Mistral, Gemma 2/3, Qwen2, Phi-3): each query attends to the
+  // last `sliding_window` keys, itself included; 0 = full causal attention.
+  std::int64_t sliding_window = 0;
+  // Hybrid local/global: layers k-1, 2k-1, ... (0-based) keep full attention, the others
+  // are windowed; 0 = every layer windowed (only meaningful with sliding_window).
+  int global_every = 0;
   // MLA (DeepSeek) latent dimensions; zero when not MLA.
   int kv_lora_rank = 0;
   int q_lora_rank = 0;

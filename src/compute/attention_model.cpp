@@ -28,7 +28,42 @@ double wave_factor(double ctas, int sms) {
   return std::ceil(ctas / sms) * sms / ctas;
 }
 
+// Share of a query range's (keys attended) among all queries' under a causal window w:
+// query p (0-based) attends to min(p + 1, w) keys; sum over p < x of that.
+double band_work(double x, double w) {
+  if (x <= w) return x * (x + 1.0) / 2.0;
+  return w * (w + 1.0) / 2.0 + (x - w) * w;
+}
+
 }  // namespace
+
+double windowed_block_fraction(const model::AttentionShape& s, std::int64_t tile) {
+  const double n = std::ceil(as_double(s.kv_len) / as_double(tile));
+  const double causal = (n + 1.0) / (2.0 * n);
+  if (s.window <= 0) return causal;
+  // Block (i, j) runs when some query of block i sees some key of block j: 0 <= i - j <= D
+  // with D = floor((w + B - 2) / B) (the band's lowest key w - 1 behind the block's first
+  // query). Row i runs min(i, D) + 1 blocks: (D + 1)(2n - D)/2 in all once D < n - 1,
+  // else the causal triangle (a window >= the sequence is full attention, exactly).
+  const double band = std::floor(as_double(s.window + tile - 2) / as_double(tile));
+  if (band >= n - 1.0) return causal;
+  double fraction = (band + 1.0) * (2.0 * n - band) / (2.0 * n * n);
+  if (s.q_len < s.kv_len) {
+    // Context parallelism: the sequence in 2 cp chunks, rank r holding chunks r and
+    // 2cp-1-r (the load-balanced causal split). Under a window the first chunk has fewer
+    // keys per query, so the ranks are not even: the busiest one sets the pace. Its share
+    // of the band (token-exact) scales the block count, which the cp = kv/q ranks split.
+    const double cp = std::round(as_double(s.kv_len) / as_double(s.q_len));
+    const double seq = as_double(s.kv_len);
+    const double w = as_double(s.window);
+    const auto chunk_end = [&](double k) { return std::floor(k * seq / (2.0 * cp)); };
+    const auto chunk_work = [&](double k) { return band_work(chunk_end(k + 1.0), w) - band_work(chunk_end(k), w); };
+    double busiest = 0.0;
+    for (double r = 0.0; r < cp; r += 1.0) busiest = std::max(busiest, chunk_work(r) + chunk_work(2.0 * cp - 1.0 - r));
+    fraction *= busiest * cp / band_work(seq, w);
+  }
+  return fraction;
+}
 
 AttentionModel::AttentionModel(const HardwareSpec& hw, DType dtype) {
   const auto rate = hw.core.achievable_flops_per_s(dtype);
@@ -62,7 +97,8 @@ AttentionTime AttentionModel::fused(const model::AttentionShape& s) const {
   const double kv_blocks = std::ceil(as_double(s.kv_len) / as_double(tile));
   // Causal: of n x n blocks the n(n+1)/2 on and below the diagonal run. (With context
   // parallelism the load-balanced split gives every rank the same share of them.)
-  const double block_fraction = s.causal ? (kv_blocks + 1.0) / (2.0 * kv_blocks) : 1.0;
+  // A sliding window also skips the blocks below the band (windowed_block_fraction).
+  const double block_fraction = s.causal ? windowed_block_fraction(s, tile) : 1.0;
   const double pairs = as_double(s.batch) * as_double(s.heads) * q_blocks * kv_blocks * block_fraction;
   const double scores = pairs * as_double(tile) * as_double(tile);
   const double matmul_flops = 4.0 * scores * as_double(s.head_dim);

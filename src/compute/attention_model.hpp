@@ -3,10 +3,12 @@
 // Fused (FlashAttention): per (sequence, head, query block) a CTA streams key/value
 // blocks through shared memory; the matmuls run on tensor cores, the softmax on CUDA
 // cores (exp2 on the special-function units, max/sum/rescale in FP32), only Q, K, V and O
-// touch HBM. Causal masking skips the key blocks above the diagonal. Backward does 5
+// touch HBM. Causal masking skips the key blocks above the diagonal, a sliding window
+// also those below its band (work linear in the sequence beyond the window). Backward does 5
 // matmuls for the forward's 2 and the softmax work twice.
 // Unfused: the score matrix is materialised: two batched GEMMs through the tile model and
-// a softmax that reads and writes every score in HBM; no causal saving.
+// a softmax that reads and writes every score in HBM; no causal (or window) saving: the
+// mask is applied to the materialised s x s scores.
 // Decode (one query per sequence): FlashDecoding splits the KV cache across CTAs, so the
 // kernel streams the cache at HBM bandwidth (roofline).
 #pragma once
@@ -27,6 +29,12 @@ struct AttentionTime {
   double forward_hbm_bytes = 0.0;
   double backward_hbm_bytes = 0.0;
 };
+
+// Fused kernel, causal: the share of the q_len/tile x kv_len/tile blocks that run on the
+// busiest rank (queries of one CP rank against the whole sequence). A sliding window
+// (shape.window > 0) skips the blocks entirely below the band as the causal mask skips
+// those above the diagonal; a window at least as long as the sequence is full attention.
+[[nodiscard]] double windowed_block_fraction(const model::AttentionShape& shape, std::int64_t tile);
 
 class AttentionModel {
  public:

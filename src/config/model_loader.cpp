@@ -65,6 +65,15 @@ AttentionSpec read_attention(const Cursor& a, std::int64_t hidden) {
   }
   out.use_flash_attention = a.child("use_flashattention").boolean();
   if (auto tile = a.child("attention_tile_size").optional_integer()) out.tile_size = static_cast<int>(*tile);
+  out.sliding_window = a.child("sliding_window").optional_integer().value_or(0);
+  if (auto every = a.child("global_every").optional_integer()) {
+    if (out.sliding_window == 0) {
+      a.child("global_every").fail("global_every says which layers stay global among windowed ones, but no "
+                                   "sliding_window is set",
+                                   "set attention.sliding_window (tokens) or remove global_every");
+    }
+    out.global_every = static_cast<int>(*every);
+  }
   out.kv_lora_rank = a.child("kv_lora_rank").small_integer();
   out.q_lora_rank = a.child("q_lora_rank").small_integer();
   out.qk_nope_head_dim = a.child("qk_nope_head_dim").small_integer();

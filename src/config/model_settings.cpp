@@ -46,6 +46,14 @@ std::vector<Setting> model_settings() {
        "fused FlashAttention kernels (else materialised scores)"},
       {"model_param.attention.attention_tile_size", M, ValueKind::integer, "", "null",
        "FlashAttention tile (default: derived from shared memory)", {}, 1, 1e6, true},
+      {"model_param.attention.sliding_window", M, ValueKind::integer, "tokens", "null",
+       "sliding-window attention: each query attends to the last w keys, itself included (Mistral, Gemma, "
+       "Qwen2, Phi-3); null or 0 = full causal attention; w >= seq_len is the same as full",
+       {}, 0, kBig, true},
+      {"model_param.attention.global_every", M, ValueKind::integer, "layers", "null",
+       "hybrid local/global attention: every k-th layer (0-based layers k-1, 2k-1, ...) keeps full attention, "
+       "the others use sliding_window (Gemma 2: 2, Gemma 3: 6); null = every layer windowed; needs sliding_window",
+       {}, 1, 1e6, true},
       {"model_param.attention.kv_lora_rank", M, ValueKind::integer, "", "0", "MLA compressed KV rank", {}, 0, 1e6},
       {"model_param.attention.q_lora_rank", M, ValueKind::integer, "", "0", "MLA compressed query rank", {}, 0, 1e6},
       {"model_param.attention.qk_nope_head_dim", M, ValueKind::integer, "", "0", "MLA non-rotary q/k head width", {}, 0, 1e6},

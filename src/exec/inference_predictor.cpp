@@ -1,5 +1,7 @@
 #include "exec/inference_predictor.hpp"
 
+#include <algorithm>
+
 #include "energy/energy_report.hpp"
 #include "exec/convex_sum.hpp"
 #include "exec/llm_context.hpp"
@@ -20,16 +22,32 @@ struct ForwardCost {
 
 ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
   const auto& d = ctx.dims();
-  const auto [layer, embedding, head] = ctx.run_parts(shape);
+  const LlmContext::PartCosts parts = ctx.run_parts(shape);
+  const GraphCost& layer = parts.layer;
+  const GraphCost& embedding = parts.embedding;
+  const GraphCost& head = parts.head;
+  const auto tp = [](const GraphCost& g) { return g.forward_comm_s[static_cast<std::size_t>(model::CommPurpose::tp)]; };
   ForwardCost f;
+  if (d.sliding_window > 0) {
+    // Windowed and global layers (hybrid local/global) at their own costs.
+    const GraphCost layers = ctx.layers_cost(parts, 0, d.layers);
+    f.compute = layers.compute;
+    f.compute += embedding.compute;
+    f.compute += head.compute;
+    f.tp_s = tp(layers) + tp(embedding) + tp(head);
+    f.network_j = layers.network_j + embedding.network_j + head.network_j;
+    return f;
+  }
   f.compute = layer.compute.scaled(d.layers);
   f.compute += embedding.compute;
   f.compute += head.compute;
-  const auto tp = [](const GraphCost& g) { return g.forward_comm_s[static_cast<std::size_t>(model::CommPurpose::tp)]; };
   f.tp_s = d.layers * tp(layer) + tp(embedding) + tp(head);
   f.network_j = d.layers * layer.network_j + embedding.network_j + head.network_j;
   return f;
 }
+
+double times(double v, double k) { return v * k; }
+energy::Energy times(const energy::Energy& e, double k) { return e.scaled(k); }
 
 // Activations to the next pipeline stage.
 model::CommOp stage_send(double bytes) {
@@ -98,12 +116,37 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     };
     const std::int64_t lo = out.prompt_len;
     const std::int64_t hi = out.prompt_len + out.decode_len - 1;
-    const double attention_sum = ctx.dims().layers * sum_convex_piecewise_linear(attention_s, lo, hi);
+    // Sliding window: a windowed layer's step attends to min(kv, w) cached tokens (its
+    // rolling buffer), so its attention is flat from kv = w on; global layers see all kv.
+    const std::int64_t window = ctx.dims().sliding_window;
+    const int windowed = ctx.dims().windowed_layers(0, ctx.dims().layers);
+    const int global = ctx.dims().layers - windowed;
+    const auto windowed_sum = [&](const auto& at_kv, auto zero, auto&& partial_sum) {
+      // sum over kv = lo..hi of at_kv(min(kv, w)): the part below w, then w's steps.
+      auto total = zero;
+      if (lo <= window) total += partial_sum(lo, std::min(hi, window));
+      const std::int64_t flat = hi - std::max(lo, window + 1) + 1;
+      if (flat > 0) total += times(at_kv(window), static_cast<double>(flat));
+      return total;
+    };
+    const auto step_attention_s = [&](std::int64_t kv) {
+      if (windowed == 0) return ctx.dims().layers * attention_s(kv);
+      return global * attention_s(kv) + windowed * attention_s(std::min(kv, window));
+    };
+    double attention_sum = 0.0;
+    if (windowed == 0) {
+      attention_sum = ctx.dims().layers * sum_convex_piecewise_linear(attention_s, lo, hi);
+    } else {
+      if (global > 0) attention_sum += global * sum_convex_piecewise_linear(attention_s, lo, hi);
+      attention_sum += windowed * windowed_sum(attention_s, 0.0, [&](std::int64_t a, std::int64_t b) {
+        return sum_convex_piecewise_linear(attention_s, a, b);
+      });
+    }
     const auto n = static_cast<double>(out.decode_len);
     out.decode_time_s = n * fixed_s + attention_sum;
     out.tpot.mean_s = out.decode_time_s / n;
-    out.tpot.min_s = fixed_s + ctx.dims().layers * attention_s(lo);
-    out.tpot.max_s = fixed_s + ctx.dims().layers * attention_s(hi);
+    out.tpot.min_s = fixed_s + step_attention_s(lo);
+    out.tpot.max_s = fixed_s + step_attention_s(hi);
     ForwardCost per_step = first;
     per_step.compute.forward_s[attention_index] = attention_sum / n;
     add_breakdown(out.decode_breakdown, per_step, decode_p2p, n);
@@ -118,10 +161,24 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
       at.attention.kv_len = kv;
       return ctx.coster().time(at).forward_energy.scaled(ctx.dims().layers);
     };
-    energy::Energy attention_ends = attention_energy(lo);
-    attention_ends += attention_energy(hi);
     replica += fixed.scaled(n);
-    replica += attention_ends.scaled(n / 2.0);
+    if (windowed == 0) {
+      energy::Energy attention_ends = attention_energy(lo);
+      attention_ends += attention_energy(hi);
+      replica += attention_ends.scaled(n / 2.0);
+    } else {
+      // Per layer (attention_energy counts all layers): linear in kv, so a run of steps
+      // sums to its length x the mean of its ends; windowed layers stop growing at w.
+      const double per_layer = 1.0 / ctx.dims().layers;
+      const auto linear_sum = [&](std::int64_t a, std::int64_t b) {
+        energy::Energy ends = attention_energy(a);
+        ends += attention_energy(b);
+        return ends.scaled(static_cast<double>(b - a + 1) / 2.0 * per_layer);
+      };
+      if (global > 0) replica += linear_sum(lo, hi).scaled(global);
+      const auto at_w = [&](std::int64_t kv) { return attention_energy(kv).scaled(per_layer); };
+      replica += windowed_sum(at_w, energy::Energy{}, linear_sum).scaled(windowed);
+    }
   }
   out.total_time_s = out.prefill_time_s + out.decode_time_s;
   int communicators = 0;

@@ -101,12 +101,39 @@ LlmContext::PartCosts LlmContext::run_parts(const model::LocalShape& shape) {
   thread_local model::OpGraph graph;
   const parallel::PartSettings settings = part_settings();
   PartCosts out;
-  parallel::layer_graph(dims_, shape, settings, graph);
+  model::LocalShape global = shape;
+  global.window = 0;
+  parallel::layer_graph(dims_, global, settings, graph);
   out.layer = executor_->run(graph);
+  if (dims_.sliding_window > 0) {
+    model::LocalShape windowed = shape;
+    windowed.window = dims_.sliding_window;
+    parallel::layer_graph(dims_, windowed, settings, graph);
+    out.windowed_layer = executor_->run(graph);
+  }
   parallel::embedding_graph(dims_, shape, settings, graph);
   out.embedding = executor_->run(graph);
   parallel::head_graph(dims_, shape, settings, graph);
   out.head = executor_->run(graph);
+  return out;
+}
+
+GraphCost LlmContext::layers_cost(const PartCosts& parts, int first, int count) const {
+  const int windowed = dims_.windowed_layers(first, count);
+  if (windowed == 0) return parts.layer.scaled(count);
+  GraphCost out = parts.windowed_layer.scaled(windowed);
+  if (windowed < count) out += parts.layer.scaled(count - windowed);
+  return out;
+}
+
+std::vector<std::vector<std::pair<int, int>>> stage_layer_runs(int layers, int pp, int vpp) {
+  const int chunks = pp * vpp;
+  std::vector<std::vector<std::pair<int, int>>> out(static_cast<std::size_t>(pp));
+  for (int c = 0, next = 0; c < chunks; ++c) {
+    const int in_chunk = layers / chunks + (c < layers % chunks ? 1 : 0);
+    out[static_cast<std::size_t>(c % pp)].emplace_back(next, in_chunk);
+    next += in_chunk;
+  }
   return out;
 }
 

@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "compute/op_coster.hpp"
 #include "exec/cost_cache.hpp"
@@ -49,12 +51,18 @@ class LlmContext {
 
   // One micro-batch through a layer, the embedding and the head: the graphs parallel/
   // builds for them, run by the executor.
+  // With sliding-window attention `windowed_layer` is a layer attending over the window
+  // (`layer` one with full attention); without, it stays empty.
   struct PartCosts {
     GraphCost layer;
     GraphCost embedding;
     GraphCost head;
+    GraphCost windowed_layer;
   };
   [[nodiscard]] PartCosts run_parts(const model::LocalShape& shape);
+  // `count` layers from layer `first` on: the windowed ones at windowed_layer's cost, the
+  // others at layer's (exactly layer x count when none is windowed).
+  [[nodiscard]] GraphCost layers_cost(const PartCosts& parts, int first, int count) const;
 
  private:
   const HardwareSpec& hw_;
@@ -72,5 +80,8 @@ class LlmContext {
 // The layers on each pipeline rank: L layers in pp x vpp chunks as even as possible,
 // the first chunks taking the remainder; rank i holds chunks i, i+pp, ...
 [[nodiscard]] std::vector<int> layers_per_stage(int layers, int pp, int vpp);
+// The layers of each pipeline rank as (first layer, count) runs, one per chunk it holds,
+// in the same split as layers_per_stage.
+[[nodiscard]] std::vector<std::vector<std::pair<int, int>>> stage_layer_runs(int layers, int pp, int vpp);
 
 }  // namespace rapidllm::exec

@@ -4,6 +4,7 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -391,6 +392,18 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
   model::OpGraph graph;
   parallel::layer_graph(d, in.shape, settings, graph);
   const PartTemplates layer = part_templates(graph, ctx.coster(), element_bytes);
+  // Sliding-window attention: windowed layers get their own template (hybrid local/global
+  // models mix them with full-attention ones).
+  std::optional<PartTemplates> windowed_layer;
+  if (d.sliding_window > 0) {
+    model::LocalShape windowed = in.shape;
+    windowed.window = d.sliding_window;
+    parallel::layer_graph(d, windowed, settings, graph);
+    windowed_layer = part_templates(graph, ctx.coster(), element_bytes);
+  }
+  const auto layer_template = [&](int layer_no) -> const PartTemplates& {
+    return d.layer_window(layer_no) > 0 ? *windowed_layer : layer;
+  };
   parallel::embedding_graph(d, in.shape, settings, graph);
   const PartTemplates embedding = part_templates(graph, ctx.coster(), element_bytes);
   parallel::head_graph(d, in.shape, settings, graph);
@@ -524,7 +537,8 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
         if (task.kind == 0) {
           if (first_chunk) entry = w.stamp(embedding.forward, entry, prefix(-1) + "embedding.", pass, -1, mb, task.chunk);
           for (int l = 0; l < layers; ++l) {
-            entry = w.stamp(layer.forward, entry, prefix(layer0 + l), pass, layer0 + l, mb, task.chunk);
+            entry = w.stamp(layer_template(layer0 + l).forward, entry, prefix(layer0 + l), pass, layer0 + l, mb,
+                            task.chunk);
           }
           if (last_chunk) entry = w.stamp(head.forward, entry, prefix(-1) + "head.", pass, -1, mb, task.chunk);
         } else {
@@ -538,7 +552,8 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
             add_gradients(head_has_table ? table_params : 0.0, entry, false);
           }
           for (int l = layers - 1; l >= 0; --l) {
-            entry = w.stamp(body(layer), entry, prefix(layer0 + l), pass, layer0 + l, mb, task.chunk);
+            entry = w.stamp(body(layer_template(layer0 + l)), entry, prefix(layer0 + l), pass, layer0 + l, mb,
+                            task.chunk);
             add_gradients(layer_params, entry, false);
           }
           if (first_chunk) {

@@ -166,10 +166,13 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const model::LocalShape shape = ctx.local_shape(batching.micro_batch_size, spec.seq_len);
   Executor& executor = ctx.executor();
   // One micro-batch through a layer (with its ZeRO-3 gathers), the embedding and the head.
-  const auto [layer, embedding, head] = ctx.run_parts(shape);
+  const LlmContext::PartCosts part_costs = ctx.run_parts(shape);
+  const GraphCost& embedding = part_costs.embedding;
+  const GraphCost& head = part_costs.head;
 
   const int zero = deg.dp > 1 ? hw.sw.dp_zero_stage : 0;
   const std::vector<int> layers = layers_per_stage(ctx.dims().layers, deg.pp, vpp);
+  const auto layer_runs = stage_layer_runs(ctx.dims().layers, deg.pp, vpp);
   double params = 0.0;  // per rank, the stage with the most
   for (int i = 0; i < deg.pp; ++i) {
     params = std::max(params, stage_parameters(ctx, layers[static_cast<std::size_t>(i)], i == 0, i == deg.pp - 1));
@@ -196,8 +199,15 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   stages.reserve(static_cast<std::size_t>(deg.pp));
   parts.reserve(static_cast<std::size_t>(deg.pp));
   for (int i = 0; i < deg.pp; ++i) {
-    const auto n = static_cast<double>(layers[static_cast<std::size_t>(i)]);
-    GraphCost part = layer.scaled(n);
+    // The stage's layers; with hybrid local/global attention its windowed ones cost less.
+    GraphCost part;
+    if (ctx.dims().sliding_window == 0) {
+      part = part_costs.layer.scaled(static_cast<double>(layers[static_cast<std::size_t>(i)]));
+    } else {
+      for (const auto& [first, count] : layer_runs[static_cast<std::size_t>(i)]) {
+        part += ctx.layers_cost(part_costs, first, count);
+      }
+    }
     if (i == 0) part += embedding;
     if (i == deg.pp - 1) part += head;
     parallel::StageTime st;
@@ -267,7 +277,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   out.model_flops_per_step = tokens * model::training_flops_per_token(ctx.dims(), spec.seq_len);
   out.mfu = out.model_flops_per_step /
             (out.step_time_s * out.num_gpus * hw.core.peak_flops_per_s(ctx.matmul_dtype()).value_or(0.0));
-  out.mfu_formula = model::mfu_formula();
+  out.mfu_formula = model::mfu_formula(ctx.dims(), spec.seq_len);
   out.pipeline_bubble_fraction = flush.bubble_s / flush.total_s;
   std::optional<StepSimResult> sim;
   if (options.simulate_step || options.graph != nullptr) {

@@ -132,7 +132,7 @@ json model_json(const ModelSpec& model) {
   }
   const auto& l = std::get<LlmModelSpec>(model.workload);
   const auto& a = l.attention;
-  return {{"mode", "LLM"},
+  json out = {{"mode", "LLM"},
           {"run_type", to_string(l.run_type)},
           {"model_type", l.model_type},
           {"tied_embeddings", l.tied_embeddings},
@@ -158,6 +158,12 @@ json model_json(const ModelSpec& model) {
             {"moe_intermediate_size", l.moe.moe_intermediate_size}, {"n_shared_experts", l.moe.n_shared_experts},
             {"expert_imbalance_factor", l.moe.expert_imbalance_factor}, {"moe_layer_freq", l.moe.moe_layer_freq},
             {"first_k_dense_replace", l.moe.first_k_dense_replace}}}};
+  // Only when set, so that full-attention configs keep their resolved form (and hash).
+  if (a.sliding_window > 0) {
+    out["attention"]["sliding_window"] = a.sliding_window;
+    if (a.global_every > 0) out["attention"]["global_every"] = a.global_every;
+  }
+  return out;
 }
 
 std::string config_hash(const nlohmann::json& resolved) {

@@ -14,6 +14,15 @@ double kv_cache_bytes(const model::LlmDims& d, int layers, int tp, std::int64_t 
          static_cast<double>(context) * element_bytes;
 }
 
+double kv_cache_bytes(const model::LlmDims& d, int first, int layers, int tp, std::int64_t batch, std::int64_t context,
+                      double element_bytes) {
+  const int windowed = d.windowed_layers(first, layers);
+  if (windowed == 0) return kv_cache_bytes(d, layers, tp, batch, context, element_bytes);
+  const std::int64_t rolling = std::min(context, d.sliding_window);
+  return kv_cache_bytes(d, layers - windowed, tp, batch, context, element_bytes) +
+         kv_cache_bytes(d, windowed, tp, batch, rolling, element_bytes);
+}
+
 MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d, std::int64_t batch,
                                  std::int64_t prompt, std::int64_t context, int communicators) {
   const auto& par = hw.parallelism;
@@ -31,7 +40,19 @@ MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d
     b.total_bytes += bytes;
   };
   add("weights", params * prec.parameters.bytes);
-  add("kv_cache", kv_cache_bytes(d, layers, par.tp, batch, context, prec.kv_cache.bytes));
+  double kv_cache = 0.0;
+  if (d.sliding_window == 0) {
+    kv_cache = kv_cache_bytes(d, layers, par.tp, batch, context, prec.kv_cache.bytes);
+  } else {
+    // Hybrid local/global: the stage holding the most cache (stage i: L/pp layers, the
+    // first L % pp stages one more, in order).
+    for (int i = 0, first = 0; i < par.pp; ++i) {
+      const int count = d.layers / par.pp + (i < d.layers % par.pp ? 1 : 0);
+      kv_cache = std::max(kv_cache, kv_cache_bytes(d, first, count, par.tp, batch, context, prec.kv_cache.bytes));
+      first += count;
+    }
+  }
+  add("kv_cache", kv_cache);
   // Prefill of one layer: its input and the widest intermediate (MLP) are live together;
   // the logits of the last positions are fp32.
   const double tokens = static_cast<double>(batch) * static_cast<double>(prompt);

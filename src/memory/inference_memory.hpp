@@ -1,6 +1,6 @@
 // Per-GPU memory of an inference run: weights (split by TP and PP), the KV cache at the
 // longest context (kv_cache precision, KV heads split by TP or replicated when fewer than
-// TP), the prefill's largest live activations, and the same buffers/offset as training.
+// TP; windowed layers hold their window; the pipeline stage holding the most), the prefill's largest live activations, and the same buffers/offset as training.
 #pragma once
 
 #include "model/llm_dims.hpp"
@@ -12,6 +12,12 @@ namespace rapidllm::memory {
 // KV cache of one rank holding `layers` layers: 2 (K and V) x layers x local KV heads x
 // head_dim x batch x context x bytes.
 [[nodiscard]] double kv_cache_bytes(const model::LlmDims& d, int layers, int tp, std::int64_t batch,
+                                    std::int64_t context, double element_bytes);
+
+// The same for layers first .. first + layers - 1 of a model with sliding-window attention:
+// a windowed layer keeps a rolling buffer of min(context, w) tokens (vLLM, Mistral's
+// reference code), a global one all `context`. Equals the above without a window.
+[[nodiscard]] double kv_cache_bytes(const model::LlmDims& d, int first, int layers, int tp, std::int64_t batch,
                                     std::int64_t context, double element_bytes);
 
 [[nodiscard]] MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d, std::int64_t batch,

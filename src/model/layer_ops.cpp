@@ -1,5 +1,7 @@
 #include "model/layer_ops.hpp"
 
+#include <algorithm>
+
 #include "model/tp_share.hpp"
 
 namespace rapidllm::model {
@@ -97,11 +99,13 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
   attention.name = "attention";
   attention.cls = OpClass::attention;
   attention.kind = OpKind::attention;
+  const std::int64_t decode_kv = s.window > 0 ? std::min(s.kv_len, s.window) : s.kv_len;
   attention.attention = AttentionShape{s.micro_batch, heads, kv_heads,
                                        s.decode ? 1 : s.seq / s.cp,
-                                       s.decode ? s.kv_len : s.seq,
+                                       s.decode ? decode_kv : s.seq,
                                        d.head_dim, !s.decode, d.flash_attention || s.decode, d.attention_tile,
                                        s.element_bytes, s.kv_element_bytes};
+  if (!s.decode) attention.attention.window = s.window;
   ops.push_back(attention);
   ops.push_back(gemm("output_projection", OpClass::output_projection, TpRole::row, t, d.hidden, q_cols));
   if (s.fp8_linears) ops.push_back(fp8_casts("output_projection_fp8_casts", t, q_cols, d.hidden, false));

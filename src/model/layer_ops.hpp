@@ -37,6 +37,9 @@ struct AttentionShape {
   std::int64_t tile = 0;       // flash tile (Br = Bc); 0 = derive from shared memory
   double element_bytes = 2.0;  // Q, K, V, O
   double kv_element_bytes = 2.0;  // the KV cache (decode)
+  // Sliding window: each query attends to the last `window` keys, itself included (the
+  // causal band); 0 = full causal attention. Decode shapes carry min(kv, window) in kv_len.
+  std::int64_t window = 0;
 };
 
 struct Op {
@@ -65,6 +68,9 @@ struct LocalShape {
   // Inference decode: one new token per sequence attending to kv_len cached ones.
   bool decode = false;
   std::int64_t kv_len = 0;
+  // Sliding-window attention of this layer (tokens; 0 = full causal attention). A decode
+  // step attends to min(kv_len, window) cached tokens.
+  std::int64_t window = 0;
 
   [[nodiscard]] std::int64_t tokens() const;       // tokens entering the GEMMs on this rank
   [[nodiscard]] std::int64_t norm_tokens() const;  // tokens of norms/residuals (SP shards them)

@@ -29,6 +29,8 @@ LlmDims llm_dims(const LlmModelSpec& spec, const std::string& source) {
   d.tied_embeddings = spec.tied_embeddings;
   d.flash_attention = spec.attention.use_flash_attention;
   d.attention_tile = spec.attention.tile_size.value_or(0);
+  d.sliding_window = spec.attention.sliding_window;
+  d.global_every = spec.attention.global_every;
   const bool gpt = spec.model_type == "gpt";
   d.mlp = gpt ? MlpKind::gelu : MlpKind::swiglu;
   d.norm = gpt ? NormKind::layernorm : NormKind::rmsnorm;

@@ -2,20 +2,46 @@
 
 namespace rapidllm::model {
 
+namespace {
+
+// True when some layer's window is shorter than the sequence (else every layer is full
+// causal attention and the dense formula applies unchanged).
+bool window_applies(const LlmDims& d, std::int64_t seq) { return d.sliding_window > 0 && d.sliding_window < seq; }
+
+}  // namespace
+
 double matmul_parameters(const LlmDims& d) {
   const double head = static_cast<double>(d.vocab) * static_cast<double>(d.hidden);
   return d.layers * layer_parameter_count(d) + head;
 }
 
 double training_flops_per_token(const LlmDims& d, std::int64_t seq) {
-  const double attention = 6.0 * d.layers * static_cast<double>(seq) * static_cast<double>(d.q_width());
-  return 6.0 * matmul_parameters(d) + attention;
+  if (!window_applies(d, seq)) {
+    const double attention = 6.0 * d.layers * static_cast<double>(seq) * static_cast<double>(d.q_width());
+    return 6.0 * matmul_parameters(d) + attention;
+  }
+  // Keys per query, averaged over the sequence: position p attends to min(p, w) keys, so
+  // a causal layer averages s/2 and a windowed one (w s - w^2/2)/s = w - w^2/(2s) (equal at
+  // w = s). 12 FLOPs per (query, key) and head dimension for forward + backward.
+  const double s = static_cast<double>(seq);
+  const double w = static_cast<double>(d.sliding_window);
+  const int windowed = d.windowed_layers(0, d.layers);
+  const double keys = (d.layers - windowed) * (s / 2.0) + windowed * (w - w * w / (2.0 * s));
+  return 6.0 * matmul_parameters(d) + 12.0 * keys * static_cast<double>(d.q_width());
 }
 
-std::string mfu_formula() {
-  return "mfu = tokens_per_step * (6 * N + 6 * layers * seq_len * heads * head_dim) / "
-         "(step_time_s * num_gpus * dense_peak_flops_per_gpu), N = parameters in matmuls "
-         "(all but the input embedding); causal attention counts half of PaLM's 12 * layers * seq_len * heads * head_dim";
+std::string mfu_formula(const LlmDims& d, std::int64_t seq) {
+  std::string formula =
+      "mfu = tokens_per_step * (6 * N + 6 * layers * seq_len * heads * head_dim) / "
+      "(step_time_s * num_gpus * dense_peak_flops_per_gpu), N = parameters in matmuls "
+      "(all but the input embedding); causal attention counts half of PaLM's 12 * layers * seq_len * heads * head_dim";
+  if (window_applies(d, seq)) {
+    formula +=
+        "; sliding window w: a windowed layer's attention term is 12 * (w - w^2 / (2 * seq_len)) * heads * head_dim "
+        "instead of 6 * seq_len * heads * head_dim (each query attends to min(position, w) keys), global layers keep "
+        "theirs";
+  }
+  return formula;
 }
 
 }  // namespace rapidllm::model

@@ -234,6 +234,28 @@ TEST(Cli, ConfigErrorsExitWithTwoAndNameTheKey) {
   EXPECT_TRUE(moe.out.empty());
 }
 
+TEST(Cli, PredictsTheShippedSlidingWindowModel) {
+  // Mistral 7B: a 4096-token window in every layer, 8k sequences.
+  const std::string args = "predict " + kH100 + " --model configs/models/mistral-7b.yaml --format json";
+  CliRun windowed = rapidllm(args);
+  CliRun full = rapidllm(args + " --set model_param.attention.sliding_window=0");
+  CliRun hybrid = rapidllm(args + " --set model_param.attention.global_every=2");
+  for (const CliRun* r : {&windowed, &full, &hybrid}) ASSERT_EQ(r->exit_code, 0) << r->err;
+  const auto w = nlohmann::json::parse(windowed.out);
+  const auto f = nlohmann::json::parse(full.out);
+  const auto h = nlohmann::json::parse(hybrid.out);
+  EXPECT_LT(w["step_time_s"].get<double>(), h["step_time_s"].get<double>());
+  EXPECT_LT(h["step_time_s"].get<double>(), f["step_time_s"].get<double>());
+  EXPECT_THAT(w["mfu_formula"].get<std::string>(), HasSubstr("sliding window"));
+  EXPECT_THAT(f["mfu_formula"].get<std::string>(), ::testing::Not(HasSubstr("sliding window")));
+  CliRun listed = rapidllm("config list --file model --format csv");
+  EXPECT_THAT(listed.out, HasSubstr("model_param.attention.sliding_window"));
+  EXPECT_THAT(listed.out, HasSubstr("model_param.attention.global_every"));
+  CliRun bad = rapidllm(args + " --set model_param.attention.sliding_window=-4");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("model_param.attention.sliding_window"));
+}
+
 TEST(Cli, UsageErrorsExitWithTwo) {
   EXPECT_EQ(rapidllm("").exit_code, 2);
   EXPECT_EQ(rapidllm("predict " + kH100).exit_code, 2);  // --model missing
