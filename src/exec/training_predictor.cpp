@@ -172,7 +172,6 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
 
   const int zero = deg.dp > 1 ? hw.sw.dp_zero_stage : 0;
   const std::vector<int> layers = layers_per_stage(ctx.dims().layers, deg.pp, vpp);
-  const auto layer_runs = stage_layer_runs(ctx.dims().layers, deg.pp, vpp);
   double params = 0.0;  // per rank, the stage with the most
   for (int i = 0; i < deg.pp; ++i) {
     params = std::max(params, stage_parameters(ctx, layers[static_cast<std::size_t>(i)], i == 0, i == deg.pp - 1));
@@ -198,12 +197,14 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   std::vector<GraphCost> parts;
   stages.reserve(static_cast<std::size_t>(deg.pp));
   parts.reserve(static_cast<std::size_t>(deg.pp));
+  std::vector<std::vector<std::pair<int, int>>> layer_runs;  // hybrid local/global attention only
   for (int i = 0; i < deg.pp; ++i) {
     // The stage's layers; with hybrid local/global attention its windowed ones cost less.
     GraphCost part;
     if (ctx.dims().sliding_window == 0) {
       part = part_costs.layer.scaled(static_cast<double>(layers[static_cast<std::size_t>(i)]));
     } else {
+      if (layer_runs.empty()) layer_runs = stage_layer_runs(ctx.dims().layers, deg.pp, vpp);
       for (const auto& [first, count] : layer_runs[static_cast<std::size_t>(i)]) {
         part += ctx.layers_cost(part_costs, first, count);
       }
