@@ -2,14 +2,33 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace rapidllm::config {
 
 std::string_view file_kind_name(ConfigFile kind) {
   return kind == ConfigFile::hardware ? "hardware" : "model";
 }
+
+namespace {
+
+// JSON is YAML too, so a Hugging Face config.json would otherwise load and fail with a
+// confusing "unknown key" error: say what it is and how to convert it.
+void reject_hf_config(const std::string& text, const SourceLocation& where) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] != '{') return;
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.contains("model_param")) return;
+  if (!j.contains("architectures") && !j.contains("model_type")) return;
+  throw ConfigError(where, "", "expected a rapidllm model YAML (model_param: ...), got a JSON file with \"architectures\" or \"model_type\"",
+                    fmt::format("this is a Hugging Face config.json; convert it first: rapidllm import-hf {} -o model.yaml",
+                                where.file));
+}
+
+}  // namespace
 
 Document Document::load(const std::string& path, ConfigFile kind) {
   Document doc;
@@ -21,10 +40,13 @@ Document Document::load(const std::string& path, ConfigFile kind) {
     throw ConfigError(where, "", fmt::format("cannot read the {} config: no such file", file_kind_name(kind)),
                       fmt::format("check the path given to --{}", file_kind_name(kind)));
   }
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(where, "", "cannot open the file for reading", "check its permissions");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (kind == ConfigFile::model) reject_hf_config(text.str(), where);
   try {
-    doc.root = YAML::Load(in);
+    doc.root = YAML::Load(text.str());
   } catch (const YAML::ParserException& e) {
     where.line = e.mark.line + 1;
     where.column = e.mark.column + 1;

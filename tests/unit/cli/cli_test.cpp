@@ -291,4 +291,61 @@ TEST(Cli, OutputFileIsWrittenWholeOrNotAtAll) {
   fs::remove(good);
 }
 
+TEST(Cli, ImportHfWritesAModelYamlThatPredicts) {
+  const fs::path yaml = fs::temp_directory_path() / "rapidllm_cli_import_hf_llama31_8b.yaml";
+  fs::remove(yaml);
+  CliRun imp = rapidllm("import-hf tests/data/hf/Llama-3.1-8B/config.json -o " + yaml.string());
+  ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  EXPECT_TRUE(imp.out.empty());
+  EXPECT_TRUE(imp.err.empty()) << imp.err;  // nothing the schema cannot express
+  EXPECT_FALSE(fs::exists(yaml.string() + ".partial"));
+  const auto spec = std::get<rapidllm::LlmModelSpec>(rapidllm::load_model(yaml.string()).workload);
+  EXPECT_EQ(spec.hidden_dim, 4096);
+  EXPECT_EQ(spec.attention.kv_heads, 8);
+  EXPECT_EQ(spec.intermediate_size, 14336);
+  // Without -o the YAML goes to stdout, the same bytes.
+  CliRun to_stdout = rapidllm("import-hf tests/data/hf/Llama-3.1-8B/config.json");
+  ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
+  EXPECT_EQ(to_stdout.out, slurp(yaml));
+  // The converted file predicts like the hand-written one.
+  CliRun predicted = rapidllm("predict " + kH100 + " --model " + yaml.string() + " --format json");
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
+  EXPECT_TRUE(nlohmann::json::accept(predicted.out));
+  fs::remove(yaml);
+}
+
+TEST(Cli, ImportHfPrintsWarningsAndOptions) {
+  CliRun mistral = rapidllm("import-hf tests/data/hf/Mistral-7B-v0.1/config.json --run-type inference "
+                            "--global-batch-size 4 --seq-len 16384 --decode-len 256");
+  ASSERT_EQ(mistral.exit_code, 0) << mistral.err;
+  EXPECT_THAT(mistral.err, HasSubstr("warning: sliding_window = 4096"));
+  EXPECT_THAT(mistral.out, HasSubstr("run_type: inference\n"));
+  EXPECT_THAT(mistral.out, HasSubstr("global_batch_size: 4\n"));
+  EXPECT_THAT(mistral.out, HasSubstr("seq_len: 16384\n"));
+  EXPECT_THAT(mistral.out, HasSubstr("decode_len: 256\n"));
+}
+
+TEST(Cli, ImportHfErrorsExitWithTwoAndWriteNothing) {
+  const fs::path yaml = fs::temp_directory_path() / "rapidllm_cli_import_hf_bad.yaml";
+  fs::remove(yaml);
+  const fs::path bert = fs::temp_directory_path() / "rapidllm_cli_bert_config.json";
+  std::ofstream(bert) << R"({"architectures": ["BertForMaskedLM"], "hidden_size": 768})";
+  CliRun unknown = rapidllm("import-hf " + bert.string() + " -o " + yaml.string());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("architectures: unsupported architecture 'BertForMaskedLM'"));
+  EXPECT_THAT(unknown.err, HasSubstr("LlamaForCausalLM"));
+  EXPECT_FALSE(fs::exists(yaml));
+  CliRun missing = rapidllm("import-hf no/such/config.json");
+  EXPECT_EQ(missing.exit_code, 2);
+  fs::remove(bert);
+}
+
+TEST(Cli, PredictWithAHfConfigSaysToImportItFirst) {
+  CliRun r = rapidllm("predict " + kH100 + " --model tests/data/hf/Llama-3.1-8B/config.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("this is a Hugging Face config.json; convert it first: rapidllm import-hf "
+                               "tests/data/hf/Llama-3.1-8B/config.json -o model.yaml"));
+  EXPECT_TRUE(r.out.empty());
+}
+
 }  // namespace
