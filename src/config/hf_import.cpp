@@ -2,6 +2,9 @@
 #include "rapidllm/hf_import.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string_view>
 #include <fstream>
 #include <sstream>
 
@@ -167,42 +170,53 @@ const Family& find_family(const json& root, const std::string& source) {
                     fmt::format("is this a Hugging Face config.json? supported: {}", supported_list()));
 }
 
-// Sliding-window attention and per-layer attention types: RAPID-LLM's schema has no key for
-// them, so every layer is modelled with full attention.
-void record_attention_pattern(const Fields& c, std::int64_t seq_len, std::vector<std::string>& warnings,
-                              std::vector<std::string>& notes) {
-  std::string layer_summary;
-  if (c.has("layer_types") && c.at("layer_types").is_array()) {
-    std::int64_t sliding = 0;
-    std::int64_t total = 0;
-    for (const auto& t : c.at("layer_types")) {
-      ++total;
-      if (t.is_string() && t.get<std::string>() != "full_attention") ++sliding;
-    }
-    layer_summary = fmt::format("{}: {} of {} layers use windowed attention", c.name("layer_types"), sliding, total);
-  }
+// Sliding-window attention onto model_param.attention.sliding_window / global_every: a
+// window in every layer (Mistral, Phi-3), alternating with global layers (Gemma 2: every
+// 2nd layer global), one global layer in k (Gemma 3's sliding_window_pattern), or the
+// explicit per-layer `layer_types` when they repeat with a period. A pattern no period
+// describes is modelled with the nearest one, and a warning says so.
+void map_attention_window(const Fields& c, std::string_view hf_model_type, std::vector<std::string>& attention,
+                          std::vector<std::string>& warnings, std::vector<std::string>& notes) {
   std::optional<std::int64_t> window;
   if (c.has("sliding_window") && c.at("sliding_window").is_number_integer()) window = c.at("sliding_window").get<std::int64_t>();
   const bool enabled = c.optional_boolean("use_sliding_window").value_or(true);
-  if (window && enabled) {
-    const std::string what = fmt::format("{} = {}{}", c.name("sliding_window"), *window,
-                                         layer_summary.empty() ? "" : " (" + layer_summary + ")");
-    if (*window < seq_len) {
-      warnings.push_back(fmt::format("{}: RAPID-LLM's schema has no sliding-window key, so the model is treated "
-                                     "as full attention over seq_len = {} (attention time and KV cache are "
-                                     "overestimated)",
-                                     what, seq_len));
-    } else {
-      notes.push_back(fmt::format("{} is not expressible in the schema; it covers seq_len = {}, so full attention "
-                                  "is exact here",
-                                  what, seq_len));
-    }
-  } else if (window) {
+  if (window && !enabled) {
     notes.push_back(fmt::format("{} = {} is disabled (use_sliding_window: false): full attention", c.name("sliding_window"),
                                 *window));
-  } else if (!layer_summary.empty()) {
-    notes.push_back(layer_summary + "; modelled as full attention");
+    return;
   }
+  std::vector<bool> global;  // per layer, from layer_types
+  if (c.has("layer_types") && c.at("layer_types").is_array()) {
+    for (const auto& t : c.at("layer_types")) global.push_back(t.is_string() && t.get<std::string>() == "full_attention");
+  }
+  if (!window) {
+    if (!global.empty() && std::find(global.begin(), global.end(), false) != global.end()) {
+      warnings.push_back(fmt::format("{} lists windowed layers but no sliding_window is given: modelled as full attention",
+                                     c.name("layer_types")));
+    }
+    return;
+  }
+  attention.push_back(fmt::format("sliding_window: {}  # config.json {}", *window, c.name("sliding_window")));
+  int every = 0;  // 0: every layer windowed
+  if (!global.empty()) {
+    const auto n = static_cast<int>(global.size());
+    const auto globals = static_cast<int>(std::count(global.begin(), global.end(), true));
+    if (globals > 0) {
+      every = std::max(1, static_cast<int>(std::lround(static_cast<double>(n) / globals)));
+      bool exact = true;
+      for (int i = 0; i < n; ++i) exact = exact && global[static_cast<std::size_t>(i)] == ((i + 1) % every == 0);
+      if (!exact) {
+        warnings.push_back(fmt::format("{}: {} of {} layers are global in a pattern no period describes; modelled as "
+                                       "one global layer in {}",
+                                       c.name("layer_types"), globals, n, every));
+      }
+    }
+  } else if (auto pattern = c.optional_integer("sliding_window_pattern", 1)) {
+    every = static_cast<int>(*pattern);  // Gemma 3: one global layer in `pattern`
+  } else if (hf_model_type == "gemma2") {
+    every = 2;  // Gemma 2 alternates local and global layers
+  }
+  if (every > 0) attention.push_back(fmt::format("global_every: {}  # every {}th layer attends globally", every, every));
 }
 
 }  // namespace
@@ -310,6 +324,7 @@ HfImportResult import_hf_config(const std::string& json_text, const std::string&
                                                                                            static_cast<double>(heads))));
     }
   }
+  map_attention_window(c, family.hf_model_type, attention, result.warnings, notes);
   attention.push_back(fmt::format("use_flashattention: {}  # rapidllm's choice, not part of config.json",
                                   options.use_flashattention ? "true" : "false"));
 
@@ -360,7 +375,6 @@ HfImportResult import_hf_config(const std::string& json_text, const std::string&
                                           "schema has no key for them)",
                                           c.name("num_nextn_predict_layers"), *mtp));
   }
-  record_attention_pattern(c, seq_len, result.warnings, notes);
 
   bool tied = family.tie_default;
   if (auto t = c.optional_boolean("tie_word_embeddings")) {

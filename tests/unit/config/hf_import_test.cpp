@@ -135,23 +135,21 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
-TEST(HfImport, WarnsAboutSlidingWindowsTheSchemaCannotExpress) {
-  const auto mistral = import_hf_config_file(hf_path("Mistral-7B-v0.1"));
-  ASSERT_EQ(mistral.warnings.size(), 1u);
-  EXPECT_THAT(mistral.warnings[0], HasSubstr("sliding_window = 4096"));
-  EXPECT_THAT(mistral.warnings[0], HasSubstr("treated as full attention"));
-  EXPECT_THAT(mistral.yaml, HasSubstr("# WARNING: sliding_window = 4096"));
-  EXPECT_EQ(import_hf_config_file(hf_path("Gemma-2-9B")).warnings.size(), 1u);
-  EXPECT_EQ(import_hf_config_file(hf_path("Phi-3-mini")).warnings.size(), 1u);  // 2047 < 4096
-  // A window that covers the sequence is exact: a comment, no warning.
-  HfImportOptions short_seq;
-  short_seq.seq_len = 2000;
-  const auto phi_short = import_hf_config_file(hf_path("Phi-3-mini"), short_seq);
-  EXPECT_TRUE(phi_short.warnings.empty());
-  EXPECT_THAT(phi_short.yaml, HasSubstr("# note: sliding_window = 2047"));
-  // Disabled windows (Qwen2.5: use_sliding_window false) and plain Llama: nothing to warn about.
-  EXPECT_TRUE(import_hf_config_file(hf_path("Qwen2.5-7B")).warnings.empty());
-  EXPECT_TRUE(import_hf_config_file(hf_path("Llama-3.1-8B")).warnings.empty());
+// Windows map onto model_param.attention.sliding_window / global_every: every layer
+// (Mistral, Phi-3), alternating with global layers (Gemma 2), disabled (Qwen2.5), none (Llama).
+TEST(HfImport, SlidingWindowsMapOntoTheWindowKeys) {
+  const Converted mistral = convert_and_load("Mistral-7B-v0.1");
+  EXPECT_TRUE(mistral.import.warnings.empty());
+  EXPECT_EQ(mistral.spec.attention.sliding_window, 4096);
+  EXPECT_EQ(mistral.spec.attention.global_every, 0);
+  const Converted gemma = convert_and_load("Gemma-2-9B");
+  EXPECT_EQ(gemma.spec.attention.sliding_window, 4096);
+  EXPECT_EQ(gemma.spec.attention.global_every, 2);
+  EXPECT_EQ(convert_and_load("Phi-3-mini").spec.attention.sliding_window, 2047);
+  const Converted qwen = convert_and_load("Qwen2.5-7B");  // use_sliding_window: false
+  EXPECT_EQ(qwen.spec.attention.sliding_window, 0);
+  EXPECT_THAT(qwen.import.yaml, HasSubstr("is disabled (use_sliding_window: false)"));
+  EXPECT_EQ(convert_and_load("Llama-3.1-8B").spec.attention.sliding_window, 0);
 }
 
 TEST(HfImport, MixtralMapsItsExpertsOntoTheMoeKeys) {
@@ -246,9 +244,10 @@ TEST(HfImport, MultiQueryNestedTextConfigAndDefaults) {
   EXPECT_THAT(r.yaml, HasSubstr("kv_heads: 1\n"));
   EXPECT_THAT(r.yaml, HasSubstr("head_dim: 256"));
   EXPECT_THAT(r.yaml, HasSubstr("tied_embeddings: true"));
-  ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_THAT(r.warnings[0], HasSubstr("text_config.sliding_window = 1024"));
-  EXPECT_THAT(r.warnings[0], HasSubstr("2 of 3 layers"));
+  // Two windowed layers, then a global one: one global layer in 3.
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_THAT(r.yaml, HasSubstr("sliding_window: 1024"));
+  EXPECT_THAT(r.yaml, HasSubstr("global_every: 3"));
   const std::string path = write_temp("gemma3", r.yaml);
   const auto spec = std::get<LlmModelSpec>(load_model(path).workload);
   fs::remove(path);
