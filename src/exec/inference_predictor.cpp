@@ -17,7 +17,8 @@ namespace {
 struct ForwardCost {
   OpListCost compute;
   double tp_s = 0.0;       // exposed TP communication
-  double network_j = 0.0;  // TP collectives, per rank
+  double cp_s = 0.0;       // exposed CP communication (K/V gathers, decode merges)
+  double network_j = 0.0;  // TP and CP collectives, per rank
 };
 
 ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
@@ -27,6 +28,7 @@ ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
   const GraphCost& embedding = parts.embedding;
   const GraphCost& head = parts.head;
   const auto tp = [](const GraphCost& g) { return g.forward_comm_s[static_cast<std::size_t>(model::CommPurpose::tp)]; };
+  const auto cp = [](const GraphCost& g) { return g.forward_comm_s[static_cast<std::size_t>(model::CommPurpose::cp)]; };
   ForwardCost f;
   if (d.sliding_window > 0) {
     // Windowed and global layers (hybrid local/global) at their own costs.
@@ -35,6 +37,7 @@ ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
     f.compute += embedding.compute;
     f.compute += head.compute;
     f.tp_s = tp(layers) + tp(embedding) + tp(head);
+    f.cp_s = cp(layers);
     f.network_j = layers.network_j + embedding.network_j + head.network_j;
     return f;
   }
@@ -42,6 +45,7 @@ ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
   f.compute += embedding.compute;
   f.compute += head.compute;
   f.tp_s = d.layers * tp(layer) + tp(embedding) + tp(head);
+  f.cp_s = d.layers * cp(layer);
   f.network_j = d.layers * layer.network_j + embedding.network_j + head.network_j;
   return f;
 }
@@ -61,6 +65,7 @@ void add_breakdown(Breakdown& b, const ForwardCost& f, double p2p_s, double scal
     if (s != 0.0) b.emplace_back(model::compute_category(static_cast<model::OpClass>(k)), s);
   }
   if (f.tp_s != 0.0) b.emplace_back(model::comm_category(model::CommPurpose::tp), scale * f.tp_s);
+  if (f.cp_s != 0.0) b.emplace_back(model::comm_category(model::CommPurpose::cp), scale * f.cp_s);
   if (p2p_s != 0.0) b.emplace_back(model::comm_category(model::CommPurpose::pp), scale * p2p_s);
 }
 
@@ -89,7 +94,7 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   // Energy of one replica: each of its tp ranks does 1/tp of every layer's work.
   energy::Energy replica = prefill.compute.forward_energy;
   replica.network_j += prefill.network_j + (deg.pp - 1) * prefill_send.energy_j / deg.tp;
-  out.prefill_time_s = prefill.compute.forward_total() + prefill.tp_s + prefill_p2p;
+  out.prefill_time_s = prefill.compute.forward_total() + prefill.tp_s + prefill.cp_s + prefill_p2p;
   add_breakdown(out.prefill_breakdown, prefill, prefill_p2p, 1.0);
 
   if (out.decode_len > 0) {
@@ -104,15 +109,29 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     const double decode_p2p =
         (deg.pp - 1) * ctx.executor().comm(stage_send(static_cast<double>(step.tokens()) * hidden_bytes)).time_s;
     const double fixed_s = first.compute.forward_total() - first.compute.forward_s[attention_index] + first.tp_s +
-                           decode_p2p;
+                           first.cp_s + decode_p2p;
     model::Op attention;
     for (const auto& op : model::transformer_layer_ops(ctx.dims(), step)) {
       if (op.kind == model::OpKind::attention) attention = op;
     }
-    const auto attention_s = [&](std::int64_t kv) {
+    // With context parallelism each rank holds ceil(kv / cp) of the kv cached tokens.
+    const std::int64_t cp = deg.cp;
+    const auto shard = [cp](std::int64_t kv) { return (kv + cp - 1) / cp; };
+    const auto rank_attention_s = [&](std::int64_t kv_rank) {
       model::Op at = attention;
-      at.attention.kv_len = kv;
+      at.attention.kv_len = kv_rank;
       return ctx.coster().time(at).forward_s;
+    };
+    const auto attention_s = [&](std::int64_t kv) { return rank_attention_s(shard(kv)); };
+    // Sum over kv = a..b of attention_s: a rank's shard length r covers cp consecutive kv,
+    // so it is cp x the sum over shard lengths, less the parts of the end blocks outside.
+    const auto attention_sum_over = [&](std::int64_t a, std::int64_t b) {
+      if (cp == 1) return sum_convex_piecewise_linear(rank_attention_s, a, b);
+      const std::int64_t ra = shard(a);
+      const std::int64_t rb = shard(b);
+      return static_cast<double>(cp) * sum_convex_piecewise_linear(rank_attention_s, ra, rb) -
+             static_cast<double>(a - ((ra - 1) * cp + 1)) * rank_attention_s(ra) -
+             static_cast<double>(rb * cp - b) * rank_attention_s(rb);
     };
     const std::int64_t lo = out.prompt_len;
     const std::int64_t hi = out.prompt_len + out.decode_len - 1;
@@ -135,12 +154,10 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     };
     double attention_sum = 0.0;
     if (windowed == 0) {
-      attention_sum = ctx.dims().layers * sum_convex_piecewise_linear(attention_s, lo, hi);
+      attention_sum = ctx.dims().layers * attention_sum_over(lo, hi);
     } else {
-      if (global > 0) attention_sum += global * sum_convex_piecewise_linear(attention_s, lo, hi);
-      attention_sum += windowed * windowed_sum(attention_s, 0.0, [&](std::int64_t a, std::int64_t b) {
-        return sum_convex_piecewise_linear(attention_s, a, b);
-      });
+      if (global > 0) attention_sum += global * attention_sum_over(lo, hi);
+      attention_sum += windowed * windowed_sum(attention_s, 0.0, attention_sum_over);
     }
     const auto n = static_cast<double>(out.decode_len);
     out.decode_time_s = n * fixed_s + attention_sum;
@@ -158,7 +175,7 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     fixed.network_j += first.network_j;
     const auto attention_energy = [&](std::int64_t kv) {
       model::Op at = attention;
-      at.attention.kv_len = kv;
+      at.attention.kv_len = shard(kv);
       return ctx.coster().time(at).forward_energy.scaled(ctx.dims().layers);
     };
     replica += fixed.scaled(n);
@@ -182,7 +199,7 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   }
   out.total_time_s = out.prefill_time_s + out.decode_time_s;
   int communicators = 0;
-  for (int degree : {deg.tp, deg.pp}) communicators += degree > 1 ? 1 : 0;
+  for (int degree : {deg.tp, deg.cp, deg.pp}) communicators += degree > 1 ? 1 : 0;
   out.memory = memory::inference_memory(hw, ctx.dims(), spec.global_batch_size, out.prompt_len, spec.seq_len,
                                         communicators);
   const double generated = out.replicas * static_cast<double>(spec.global_batch_size) * static_cast<double>(out.decode_len);

@@ -53,14 +53,13 @@ LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const s
     executor_ = std::make_unique<AnalyticalExecutor>(coster_, comms_);
   }
   (void)model::tp_share(dims_, degrees_.tp);
-  require(spec.seq_len % degrees_.cp == 0,
+  // Training splits every sequence evenly over the CP ranks; an inference prompt that cp
+  // does not divide leaves the last rank a shorter part (the busiest rank is costed).
+  require(spec.run_type == RunType::inference || spec.seq_len % degrees_.cp == 0,
           fmt::format("seq_len = {} is not divisible by cp = {}", spec.seq_len, degrees_.cp));
   const int chunks = degrees_.pp * (hw.parallelism.pp_schedule == PipelineSchedule::interleaved_1f1b ? hw.parallelism.vpp : 1);
   require(dims_.layers >= chunks,
           fmt::format("{} layers cannot fill pp x vpp = {} pipeline chunks", dims_.layers, chunks));
-  if (spec.run_type == RunType::inference) {
-    require(degrees_.cp == 1, "context parallelism (cp > 1) is not modelled for inference; set parallelism.cp: 1");
-  }
 }
 
 model::LocalShape LlmContext::local_shape(std::int64_t micro_batch, std::int64_t seq) const {

@@ -52,10 +52,12 @@ MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d
       first += count;
     }
   }
-  add("kv_cache", kv_cache);
+  // Context parallelism shards the cache by position over the cp ranks (each keeps the
+  // keys and values of its own part of the sequence) and the prefill's tokens with it.
+  add("kv_cache", kv_cache / par.cp);
   // Prefill of one layer: its input and the widest intermediate (MLP) are live together;
   // the logits of the last positions are fp32.
-  const double tokens = static_cast<double>(batch) * static_cast<double>(prompt);
+  const double tokens = static_cast<double>(batch) * static_cast<double>(prompt) / par.cp;
   const double widest = std::max<double>(static_cast<double>(d.hidden), 2.0 * static_cast<double>(d.ffn) / par.tp);
   add("activations", tokens * (static_cast<double>(d.hidden) + widest) * prec.tensor_format.bytes);
   add("temporaries", static_cast<double>(batch) * static_cast<double>(d.vocab) / par.tp * 4.0);

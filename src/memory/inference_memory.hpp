@@ -1,6 +1,8 @@
 // Per-GPU memory of an inference run: weights (split by TP and PP), the KV cache at the
 // longest context (kv_cache precision, KV heads split by TP or replicated when fewer than
-// TP; windowed layers hold their window; the pipeline stage holding the most), the prefill's largest live activations, and the same buffers/offset as training.
+// TP; windowed layers hold their window; the pipeline stage holding the most; sharded by
+// position over CP ranks), the prefill's largest live activations (a CP rank's share of
+// the tokens), and the same buffers/offset as training.
 #pragma once
 
 #include "model/llm_dims.hpp"

@@ -24,7 +24,7 @@ std::string_view to_string(OpClass c) { return compute_category(c).substr(std::s
 
 std::int64_t LocalShape::tokens() const {
   if (decode) return micro_batch;
-  return micro_batch * seq / cp;
+  return micro_batch * ((seq + cp - 1) / cp);  // the busiest CP rank (training requires cp | seq)
 }
 
 std::int64_t LocalShape::norm_tokens() const { return sequence_parallel ? tokens() / tp : tokens(); }
@@ -99,9 +99,11 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s) {
   attention.name = "attention";
   attention.cls = OpClass::attention;
   attention.kind = OpKind::attention;
-  const std::int64_t decode_kv = s.window > 0 ? std::min(s.kv_len, s.window) : s.kv_len;
+  // Decode: the cached tokens a query attends to, split by position over the CP ranks.
+  const std::int64_t cached = s.window > 0 ? std::min(s.kv_len, s.window) : s.kv_len;
+  const std::int64_t decode_kv = (cached + s.cp - 1) / s.cp;
   attention.attention = AttentionShape{s.micro_batch, heads, kv_heads,
-                                       s.decode ? 1 : s.seq / s.cp,
+                                       s.decode ? 1 : (s.seq + s.cp - 1) / s.cp,
                                        s.decode ? decode_kv : s.seq,
                                        d.head_dim, !s.decode, d.flash_attention || s.decode, d.attention_tile,
                                        s.element_bytes, s.kv_element_bytes};

@@ -118,7 +118,14 @@ void layer_graph(const model::LlmDims& d, const model::LocalShape& s, const Part
     if (ops[i].kind == model::OpKind::attention) attention = i;
   }
   b.add_ops(std::move(ops), false);
-  if (p.cp > 1) {
+  if (p.cp > 1 && s.decode) {
+    // Decode over a cache sharded by position: each rank attends over its shard, then the
+    // ranks exchange their partial outputs with their softmax statistics (fp32 output and
+    // log-sum-exp per head) and merge them, as flash-decoding merges its splits.
+    const double partial_bytes = as_double(s.micro_batch * d.heads / s.tp) * as_double(d.head_dim + 1) * 4.0 * p.cp;
+    b.after(attention, Pass::forward,
+            CommOp{CollectiveOp::all_gather, Parallelism::cp, partial_bytes, CommPurpose::cp, HiddenUnder::nothing, 0.0});
+  } else if (p.cp > 1) {
     // Ring attention: each rank gathers the keys and values of the whole sequence in
     // forward; backward gathers them again and reduce-scatters their gradients.
     const double kv_bytes = as_double(s.micro_batch * s.seq) * 2.0 *

@@ -49,6 +49,54 @@ TEST(InferencePredictor, DecodeSumEqualsStepByStep) {
   EXPECT_DOUBLE_EQ(p.decode_tokens_per_s, 32.0 * 300.0 / p.decode_time_s);
 }
 
+// Context parallelism shards the KV cache by position: a decode step's attention runs over
+// ceil(kv / cp) tokens on each rank. The closed-form sum over the steps must still equal the
+// steps one by one, block edges included (an odd start and length over cp = 2 ranks).
+TEST(InferencePredictor, ContextParallelDecodeSumEqualsStepByStep) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  hw.parallelism.cp = 2;
+  const LlmModelSpec base = shipped_model("llama3.1-8b");
+  const InferencePrediction p = predict_inference(hw, inference(base, 32, 2001, 301), "test");
+  double brute = 0.0;
+  for (int i = 0; i < 301; ++i) brute += predict_inference(hw, inference(base, 32, 2001 + i, 1), "test").decode_time_s;
+  EXPECT_NEAR(p.decode_time_s, brute, 1e-9 * brute);
+}
+
+// Prefill with CP: each rank runs seq / cp tokens and gathers the sequence's K/V (the
+// all-gather form, as training's CP); decode: each rank attends over its shard of the cache
+// and the ranks merge their partial outputs. At batch 32 and a 32k context on Llama-3.1-70B
+// (TP 8), cp = 2 halves the time to first token (less the gathers), the KV cache per GPU and
+// the decode attention, and adds CP communication to both phases.
+TEST(InferencePredictor, ContextParallelismShardsPrefillAndTheKvCache) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  hw.parallelism.tp = 8;
+  const LlmModelSpec m = inference(shipped_model("llama3.1-70b"), 32, 31744, 1024);
+  const InferencePrediction one = predict_inference(hw, m, "test");
+  hw.parallelism.cp = 2;
+  const InferencePrediction two = predict_inference(hw, m, "test");
+  EXPECT_EQ(two.num_gpus, 16);
+  EXPECT_GT(two.prefill_time_s, 0.45 * one.prefill_time_s);
+  EXPECT_LT(two.prefill_time_s, 0.55 * one.prefill_time_s);
+  const auto bytes = [](const MemoryBreakdown& b, const std::string& name) {
+    for (const auto& [n, v] : b.bytes) {
+      if (n == name) return v;
+    }
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(bytes(two.memory, "kv_cache"), bytes(one.memory, "kv_cache") / 2.0);
+  const auto seconds = [](const Breakdown& b, const std::string& name) {
+    for (const auto& [n, v] : b) {
+      if (n == name) return v;
+    }
+    return 0.0;
+  };
+  EXPECT_NEAR(seconds(two.decode_breakdown, "compute.attention") / seconds(one.decode_breakdown, "compute.attention"),
+              0.5, 0.02);
+  EXPECT_EQ(seconds(one.prefill_breakdown, "communication.cp"), 0.0);
+  EXPECT_GT(seconds(two.prefill_breakdown, "communication.cp"), 0.0);
+  EXPECT_GT(seconds(two.decode_breakdown, "communication.cp"), 0.0);
+}
+
 TEST(InferencePredictor, ReplicasScaleThroughputOnly) {
   HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
   const LlmModelSpec m = inference(shipped_model("llama3.1-8b"), 8, 1024, 128);
