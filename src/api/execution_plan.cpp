@@ -10,20 +10,31 @@ namespace rapidllm::detail {
 exec::TrainingRunOptions training_run(const HardwareSpec& hw) {
   exec::TrainingRunOptions o;
   o.mode = std::string(to_string(hw.execution.mode));
-  const bool faults = !hw.network.faulty_links.empty();
   switch (hw.execution.mode) {
     case ExecutionMode::analytical: break;
     case ExecutionMode::hybrid:
       // The analytical step composition; each communicator's collectives simulated alone.
       o.network = exec::NetworkKind::cluster_isolated;
       break;
-    case ExecutionMode::full_astrasim_hierarchical:
+    case ExecutionMode::full_astrasim_hierarchical: {
       o.network = exec::NetworkKind::cluster_isolated;
       o.simulate_step = true;
-      // A fault makes DP replicas differ: simulate every one where it does.
-      o.symmetric = !faults;
-      o.symmetry_note = "network.faulty_links breaks the symmetry between DP replicas";
+      // Collectives run alone here, so a fault on a GPU's link changes only the replica
+      // holding that GPU (and whoever waits for it): simulate those replicas one by one. A
+      // fault between two switches can lie on anyone's path: drop symmetry altogether.
+      const auto& par = hw.parallelism;
+      const long long gpus = 1LL * par.tp * par.cp * par.pp * par.dp;
+      for (const FaultyLink& f : hw.network.faulty_links) {
+        const bool src = f.src < gpus;
+        const bool dst = f.dst < gpus;
+        if (!src && !dst) o.symmetric = false;
+        if (src) o.distinct_gpus.push_back(f.src);
+        if (dst) o.distinct_gpus.push_back(f.dst);
+      }
+      o.symmetry_note = o.symmetric ? "the GPUs network.faulty_links names make their replicas differ"
+                                    : "a fault between two switches can lie on any replica's path";
       break;
+    }
     case ExecutionMode::full_astrasim_flattened:
       o.network = exec::NetworkKind::cluster_shared;
       o.simulate_step = true;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -169,28 +170,47 @@ class Simulation {
     return it == unit_by_base_.end() ? -1 : it->second;
   }
 
+  // A replica: the TP group of a rank with its pipeline position dropped (one DP replica
+  // and CP rank), named by its stage-0 TP base.
+  [[nodiscard]] int replica_of(int rank) const {
+    const int tp_base = placement_.members(Parallelism::tp, rank).front();
+    return placement_.members(Parallelism::pp, tp_base).front();
+  }
+
   void make_units() {
     const int ranks = g_.num_ranks;
+    std::set<int> distinct;  // replicas simulated one by one
+    for (int gpu : options_.distinct_gpus) {
+      if (gpu >= 0 && gpu < ranks) distinct.insert(replica_of(gpu));
+    }
+    int representative = -1;  // the healthy replica standing for the others
+    std::vector<int> bases;
     for (int r = 0; r < ranks; ++r) {
-      const std::vector<int> tp = placement_.members(Parallelism::tp, r);
-      if (tp.front() != r) continue;
+      if (placement_.members(Parallelism::tp, r).front() != r) continue;
+      bases.push_back(r);
+      const int replica = replica_of(r);
+      if (representative < 0 && distinct.count(replica) == 0) representative = replica;
+    }
+    std::vector<int> stage_unit(g_.stages.size(), -1);
+    for (int r : bases) {
+      const int replica = replica_of(r);
+      if (options_.symmetric && replica != representative && distinct.count(replica) == 0) continue;
       const int stage = g_.stage_of_rank(r);
-      if (options_.symmetric) {
-        // The unit of each stage's first DP replica and CP rank.
-        bool first = true;
-        for (Parallelism p : {Parallelism::dp, Parallelism::cp}) first = first && placement_.members(p, r).front() == r;
-        if (!first) continue;
-      }
       Unit u;
       u.stage = stage;
       u.base = r;
-      u.lanes = tp;
+      u.lanes = placement_.members(Parallelism::tp, r);
       const std::size_t n = g_.stages[static_cast<std::size_t>(stage)].nodes.size();
       u.waiting = index_[static_cast<std::size_t>(stage)].wait_count;
       u.end_s.assign(n, kNever);
       u.start_s.assign(n, 0.0);
       unit_by_base_[r] = static_cast<int>(units_.size());
+      if (replica == representative) stage_unit[static_cast<std::size_t>(stage)] = static_cast<int>(units_.size());
       units_.push_back(std::move(u));
+    }
+    // Every other TP group is played by its stage's representative.
+    for (int r : bases) {
+      if (unit_by_base_.count(r) == 0) unit_by_base_[r] = stage_unit[static_cast<std::size_t>(g_.stage_of_rank(r))];
     }
   }
 
@@ -376,13 +396,14 @@ class Simulation {
     const StepNode& n = g_.stages[static_cast<std::size_t>(unit.stage)].nodes[static_cast<std::size_t>(node)];
     const Resource r = channel_of(n.group);
     const int seq = unit.issued[r]++;
-    std::vector<int> group_units{u};
-    if (n.group != Parallelism::tp && !options_.symmetric) {
-      group_units.clear();
-      for (int m : placement_.members(n.group, unit.base)) group_units.push_back(unit_of_base(m));
+    // The units of its group instance (a representative once for all it stands for).
+    std::set<int> group_units{u};
+    if (n.group != Parallelism::tp) {
+      for (int m : placement_.members(n.group, unit.base)) {
+        group_units.insert(unit_of_base(placement_.members(Parallelism::tp, m).front()));
+      }
     }
-    const int first = units_[static_cast<std::size_t>(group_units.front())].base;
-    auto key = std::make_tuple(static_cast<int>(n.group), first, seq);
+    auto key = std::make_tuple(static_cast<int>(n.group), *group_units.begin(), seq);
     Barrier& b = barriers_[key];
     b.needed = static_cast<int>(group_units.size());
     b.latest_s = std::max(b.latest_s, now);
@@ -525,12 +546,7 @@ class Simulation {
       t.units = static_cast<int>(units_.size());
       t.unit_of_rank.assign(static_cast<std::size_t>(g_.num_ranks), 0);
       for (int r = 0; r < g_.num_ranks; ++r) {
-        int base = placement_.members(Parallelism::tp, r).front();
-        if (options_.symmetric) {
-          base = placement_.members(Parallelism::dp, base).front();
-          base = placement_.members(Parallelism::cp, base).front();
-        }
-        t.unit_of_rank[static_cast<std::size_t>(r)] = unit_of_base(base);
+        t.unit_of_rank[static_cast<std::size_t>(r)] = unit_of_base(placement_.members(Parallelism::tp, r).front());
       }
     }
     return out;

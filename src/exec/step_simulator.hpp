@@ -20,7 +20,10 @@
 namespace rapidllm::exec {
 
 struct StepSimOptions {
-  bool symmetric = true;       // one unit per stage stands for its DP replicas and CP ranks
+  // One unit per stage stands for its DP replicas and CP ranks, except the replicas holding
+  // one of `distinct_gpus` (a fault's endpoints): those are simulated stage by stage.
+  bool symmetric = true;
+  std::vector<int> distinct_gpus;
   bool record_timeline = false;
 };
 

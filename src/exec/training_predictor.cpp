@@ -296,14 +296,22 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
     if (options.simulate_step) {
       StepSimOptions sim_options;
       sim_options.symmetric = options.symmetric;
+      sim_options.distinct_gpus = options.distinct_gpus;
       sim_options.record_timeline = options.timeline != nullptr;
       sim = simulate_step(graph, ctx.placement(), ctx.network(), sim_options, vpp);
       apply_simulation(ctx, *sim, stages[crit].forward_s, out);
       out.execution.symmetry = options.symmetric;
-      out.execution.reductions = options.symmetric
-                                     ? fmt::format("one unit per pipeline stage stands for its {} DP replicas x {} CP "
-                                                   "ranks x {} TP lanes; identical layers share one op graph",
-                                                   deg.dp, deg.cp, deg.tp)
+      const int replicas_apart = (sim->units - deg.pp) / std::max(1, deg.pp);
+      out.execution.reductions =
+          options.symmetric && replicas_apart > 0
+              ? fmt::format("one unit per pipeline stage stands for the DP replicas and CP ranks alike ({} of {} x {} "
+                            "TP groups per stage); {} replica(s) holding a fault's GPU simulated one by one ({}); "
+                            "identical layers share one op graph",
+                            deg.dp * deg.cp - replicas_apart, deg.dp, deg.cp, replicas_apart, options.symmetry_note)
+          : options.symmetric
+              ? fmt::format("one unit per pipeline stage stands for its {} DP replicas x {} CP "
+                            "ranks x {} TP lanes; identical layers share one op graph",
+                            deg.dp, deg.cp, deg.tp)
                                      : fmt::format("no symmetry: every (stage, DP replica, CP rank) group simulated; "
                                                    "TP lanes move in lockstep; {}",
                                                    options.symmetry_note);

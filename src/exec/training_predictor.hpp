@@ -23,8 +23,9 @@ struct TrainingRunOptions {
   ExecutorKind executor = ExecutorKind::analytical;
   NetworkKind network = NetworkKind::analytical;
   bool simulate_step = false;
-  bool symmetric = true;         // simulate one unit per stage (no fault breaks symmetry)
-  std::string symmetry_note;     // reported when not symmetric: why
+  bool symmetric = true;         // simulate one unit per stage for the replicas alike
+  std::vector<int> distinct_gpus;  // their replicas differ (a fault's GPU endpoints): simulated one by one
+  std::string symmetry_note;     // reported: why symmetry is dropped or narrowed
   std::string mode = "analytical";  // reported: the execution mode asked for
   Timeline* timeline = nullptr;  // simulate_step: receives the timeline when given
   StepGraph* graph = nullptr;    // receives the step graph when given (Chakra export)

@@ -75,8 +75,11 @@ TEST(Cli, AFaultReachesTheStepWhenTheStepIsSimulated) {
   EXPECT_GT(d["step_time_s"].get<double>(), h["step_time_s"].get<double>());
   EXPECT_EQ(d["execution"]["mode"], "full_astrasim_hierarchical");
   EXPECT_EQ(h["execution"]["symmetry"], true);
-  EXPECT_EQ(d["execution"]["symmetry"], false);  // the fault makes the DP replicas differ
+  EXPECT_EQ(h["execution"]["simulated_units"], 1);
+  // The fault makes GPU 0's replica differ: it is simulated on its own beside the one that
+  // stands for the healthy replicas, and the report says so.
   EXPECT_EQ(d["execution"]["simulated_units"], 2);
+  EXPECT_THAT(d["execution"]["reductions"].get<std::string>(), HasSubstr("simulated one by one"));
 }
 
 // In every mode, the analytical one included (it models no links but the id is still a

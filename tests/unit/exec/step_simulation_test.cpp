@@ -198,6 +198,25 @@ double step_with_faults(const Plan& p, std::vector<FaultyLink> faults, NetworkKi
   return run(hw, plan_model(p), simulated(network, hw.network.faulty_links.empty())).step_time_s;
 }
 
+// A fault on GPU 0's NVLink port changes only its replica: simulating that replica on its
+// own beside one standing for the three healthy ones gives exactly the step of simulating
+// all four replicas, with 2 units a stage instead of 4.
+TEST(StepSimulation, AFaultNarrowsSymmetryToTheReplicaHoldingIt) {
+  const Plan p{"", "llama2-7b", 8, 2, 4, 1, 4, 1, 1, true};
+  HardwareSpec hw = plan_hardware(p);
+  hw.network.faulty_links = {{0, 64, 0.25}};  // 64 GPUs: GPU 0 - its NVSwitch (node 64)
+  const LlmModelSpec m = plan_model(p);
+  TrainingRunOptions narrowed = simulated(NetworkKind::cluster_isolated, true);
+  narrowed.distinct_gpus = {0};
+  const TrainingPrediction a = run(hw, m, narrowed);
+  const TrainingPrediction b = run(hw, m, simulated(NetworkKind::cluster_isolated, false));
+  EXPECT_EQ(a.execution.simulated_units, 4);
+  EXPECT_EQ(b.execution.simulated_units, 8);
+  EXPECT_NEAR(a.step_time_s, b.step_time_s, 1e-12 * b.step_time_s);
+  hw.network.faulty_links.clear();
+  EXPECT_GT(a.step_time_s, run(hw, m, simulated(NetworkKind::cluster_isolated)).step_time_s);
+}
+
 // 16 GPUs on two DGX H100 nodes (GPUs 0-15; NVSwitches 16, 17; IB rail switches 18-25).
 // One NVLink port of GPU 0 derated to 0.25: a TP-8 plan runs every layer's collectives
 // through it, a DP-16 plan only its gradient reduction, so the TP-heavy plan loses more.
