@@ -7,6 +7,7 @@
 #pragma once
 
 #include "exec/llm_context.hpp"
+#include "exec/pipeline_order.hpp"
 #include "exec/step_graph.hpp"
 #include "parallel/batching.hpp"
 
@@ -26,18 +27,5 @@ struct TrainingStepInputs {
 // Throws InfeasibleError for a schedule the micro-batches cannot fill (interleaved: m a
 // multiple of pp; DualPipe: even pp, even m >= 2 pp).
 [[nodiscard]] StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in);
-
-// The order one stage issues its micro-batch passes in, per schedule: kind (0 forward,
-// 1 backward, 2 weight gradients), micro-batch, chunk (interleaved: virtual stage;
-// DualPipe: 0 = the pipeline fed from rank 0, 1 = the one fed from the last rank), and
-// whether a backward leaves its weight gradients to a later W pass. Exposed for tests.
-struct PassTask {
-  int kind = 0;
-  int micro_batch = 0;
-  int chunk = 0;
-  bool defers_weight_grads = false;
-};
-[[nodiscard]] std::vector<PassTask> stage_order(PipelineSchedule schedule, int stage, int pp, int micro_batches,
-                                                int vpp);
 
 }  // namespace rapidllm::exec
