@@ -282,16 +282,16 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   out.pipeline_bubble_fraction = flush.bubble_s / flush.total_s;
   std::optional<StepSimResult> sim;
   if (options.simulate_step || options.graph != nullptr) {
-    TrainingStepInputs step_in2;
-    step_in2.shape = shape;
-    step_in2.batching = batching;
-    step_in2.vpp = vpp;
-    step_in2.comms = step;
-    step_in2.zero_stage = zero;
-    step_in2.gradient_bytes = hw.sw.precision.grad_communication.bytes;
-    step_in2.parameter_bytes = hw.sw.precision.parameters.bytes;
-    step_in2.optimizer_bytes_per_parameter = bytes_per_param;
-    StepGraph graph = build_training_step(ctx, step_in2);
+    TrainingStepInputs step_inputs;
+    step_inputs.shape = shape;
+    step_inputs.batching = batching;
+    step_inputs.vpp = vpp;
+    step_inputs.comms = step;
+    step_inputs.zero_stage = zero;
+    step_inputs.gradient_bytes = hw.sw.precision.grad_communication.bytes;
+    step_inputs.parameter_bytes = hw.sw.precision.parameters.bytes;
+    step_inputs.optimizer_bytes_per_parameter = bytes_per_param;
+    StepGraph graph = build_training_step(ctx, step_inputs);
     describe_ranks(ctx, graph);
     if (options.simulate_step) {
       StepSimOptions sim_options;
