@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -143,6 +144,7 @@ class Simulation {
     int stage = 0;
     int base = 0;                 // rank of its first TP lane
     std::vector<int> lanes;       // its TP lanes' ranks
+    std::array<std::optional<network::GroupInstance>, 5> instances;  // per Parallelism, on first use
     std::vector<int> waiting;     // per node: dependencies not yet finished
     std::vector<double> start_s, end_s;
     std::array<std::size_t, kResources + 1> cursor{};
@@ -215,15 +217,20 @@ class Simulation {
   }
 
   // The instance of `p` a unit's collectives run on: one lane per TP lane.
-  network::GroupInstance instance(const Unit& u, Parallelism p) const {
-    network::GroupInstance g;
-    g.spans = placement_.group(p);
-    if (p == Parallelism::tp) {
-      g.lanes.push_back(u.lanes);
-    } else {
-      for (int r : u.lanes) g.lanes.push_back(placement_.members(p, r));
+  // Built once per unit and communicator: every collective of the step asks for it.
+  const network::GroupInstance& instance(Unit& u, Parallelism p) const {
+    auto& cached = u.instances[static_cast<std::size_t>(p)];
+    if (!cached) {
+      network::GroupInstance g;
+      g.spans = placement_.group(p);
+      if (p == Parallelism::tp) {
+        g.lanes.push_back(u.lanes);
+      } else {
+        for (int r : u.lanes) g.lanes.push_back(placement_.members(p, r));
+      }
+      cached = std::move(g);
     }
-    return g;
+    return *cached;
   }
 
   std::vector<std::pair<int, int>> message_pairs(const Unit& u, int peer_stage) const {
@@ -235,7 +242,7 @@ class Simulation {
   void plan_network() {
     std::vector<network::GroupInstance> instances;
     std::vector<std::pair<int, int>> messages;
-    for (const Unit& u : units_) {
+    for (Unit& u : units_) {
       const StageProgram& prog = g_.stages[static_cast<std::size_t>(u.stage)];
       std::array<bool, 5> used{};
       std::vector<int> peers;
@@ -419,7 +426,7 @@ class Simulation {
   enum class Part { whole, waited_for, overlapped };
 
   void launch(Barrier b, const StepNode& n, Part part) {
-    const network::GroupInstance inst = instance(units_[static_cast<std::size_t>(b.members.front().first)], n.group);
+    const network::GroupInstance& inst = instance(units_[static_cast<std::size_t>(b.members.front().first)], n.group);
     const double share = part == Part::whole ? 1.0 : part == Part::waited_for ? 1.0 - n.overlap : n.overlap;
     const Resource channel = channel_of(n.group);
     auto done = [this, b, &n, part, channel](double t) mutable {
