@@ -210,6 +210,7 @@ struct OverlapSpec {
   double tp_overlap = 0.0;
   double tp_sp_overlap = 0.0;
   double cp_overlap = 0.0;
+  double ep_overlap = 0.0;  // rapidllm: share of the MoE all-to-alls hidden under compute
 };
 
 struct NetworkSpec {

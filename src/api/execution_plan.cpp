@@ -51,6 +51,16 @@ exec::NetworkKind inference_network(const HardwareSpec& hw) {
 }
 
 void note_batching(const HardwareSpec& hw, const LlmModelSpec& model) {
+  if (model.run_type == RunType::inference) {
+    const int ep = hw.parallelism.moe_dp;
+    if (model.moe.num_experts > 1 && model.global_batch_size % ep != 0) {
+      spdlog::warn("parallelism.inference.moe_dp = {} does not divide global_batch_size = {}: each expert-parallel "
+                   "rank serves ceil = {} sequence(s) (RAPID-LLM pads the routed tokens alike); throughput counts only "
+                   "the batch's",
+                   ep, model.global_batch_size, (model.global_batch_size + ep - 1) / ep);
+    }
+    return;
+  }
   parallel::Batching b;
   try {
     b = parallel::training_batching(model, hw.parallelism);

@@ -14,7 +14,8 @@ namespace rapidllm::detail {
 [[nodiscard]] exec::TrainingRunOptions training_run(const HardwareSpec& hardware);
 // The network inference runs its collectives on (inference keeps the analytical pipeline).
 [[nodiscard]] exec::NetworkKind inference_network(const HardwareSpec& hardware);
-// Logs that mb does not divide the batch, so micro-batches carry padding (RAPID-LLM's rule).
+// Logs that mb does not divide the batch (training) or moe_dp the sequences (MoE inference),
+// so micro-batches or expert-parallel ranks carry padding (RAPID-LLM's rule).
 void note_batching(const HardwareSpec& hardware, const LlmModelSpec& model);
 // Logs what the mode does not model for this workload.
 void note_execution_mode(const HardwareSpec& hardware, RunType run);

@@ -34,8 +34,10 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
     if (exporting) detail::write_exports(exports, timeline, graph);
     return p;
   }
-  return exec::predict_inference(hardware, llm, scenario.model_file, costs, exec::ExecutorKind::analytical,
-                                 detail::inference_network(hardware));
+  InferencePrediction p = exec::predict_inference(hardware, llm, scenario.model_file, costs,
+                                                  exec::ExecutorKind::analytical, detail::inference_network(hardware));
+  detail::note_batching(hardware, llm);
+  return p;
 }
 
 }  // namespace

@@ -160,8 +160,9 @@ AttentionTime AttentionModel::unfused(const model::AttentionShape& s, CachedGemm
 }
 
 AttentionTime AttentionModel::decode(const model::AttentionShape& s) const {
-  const double cache_bytes = as_double(s.batch) * as_double(s.kv_len) * 2.0 * as_double(s.kv_heads) *
-                             as_double(s.head_dim) * s.kv_element_bytes;
+  const double per_token = s.cache_width > 0 ? as_double(s.cache_width) : 2.0 * as_double(s.head_dim);
+  const double cache_bytes = as_double(s.batch) * as_double(s.kv_len) * as_double(s.kv_heads) * per_token *
+                             s.kv_element_bytes;
   const double qo_bytes = 2.0 * as_double(s.batch) * as_double(s.heads) * as_double(s.head_dim) * s.element_bytes;
   AttentionTime t;
   t.forward_flops = 4.0 * as_double(s.batch) * as_double(s.heads) * as_double(s.kv_len) * as_double(s.head_dim);

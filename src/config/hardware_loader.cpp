@@ -284,6 +284,7 @@ NetworkSpec read_network(const Cursor& n) {
   out.overlap.tp_overlap = overlap.child("tp_overlap").real();
   out.overlap.tp_sp_overlap = overlap.child("tp_sp_overlap").real();
   out.overlap.cp_overlap = overlap.child("cp_overlap").real();
+  out.overlap.ep_overlap = overlap.child("ep_overlap").real();
   return out;
 }
 

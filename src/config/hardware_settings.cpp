@@ -222,6 +222,9 @@ std::vector<Setting> hardware_settings() {
        "fraction of TP+SP communication hidden under compute", {}, 0.0, 1.0},
       {"network.overlap.cp_overlap", H, ValueKind::real, "", "0",
        "fraction of CP communication hidden under compute", {}, 0.0, 1.0},
+      {"network.overlap.ep_overlap", H, ValueKind::real, "", "0",
+       "fraction of the MoE token dispatch/combine hidden under compute (e.g. DualPipe overlapping one micro-batch's "
+       "all-to-all with another's compute)", {}, 0.0, 1.0},
 
       // ---- execution backend ----
       {"execution_backend.model", H, ValueKind::choice, "", "analytical",

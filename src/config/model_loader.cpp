@@ -98,6 +98,12 @@ MoeSpec read_moe(const Cursor& m) {
   if (out.top_k > out.num_experts) {
     m.child("top_k").fail(fmt::format("top_k ({}) exceeds num_experts ({})", out.top_k, out.num_experts), "");
   }
+  if (out.expert_imbalance_factor < 1.0 || out.expert_imbalance_factor > out.num_experts) {
+    m.child("expert_imbalance_factor")
+        .fail(fmt::format("expert_imbalance_factor ({}) must lie in [1, num_experts = {}]", out.expert_imbalance_factor,
+                          out.num_experts),
+              "1 = balanced; a > 1 gives one expert a x the mean tokens and the others the rest evenly");
+  }
   if (out.num_experts > 1 && out.moe_intermediate_size == 0) {
     m.child("moe_intermediate_size").fail("an MoE model (num_experts > 1) needs the expert MLP width", "");
   }

@@ -18,35 +18,27 @@ struct ForwardCost {
   OpListCost compute;
   double tp_s = 0.0;       // exposed TP communication
   double cp_s = 0.0;       // exposed CP communication (K/V gathers, decode merges)
-  double network_j = 0.0;  // TP and CP collectives, per rank
+  double ep_s = 0.0;       // exposed MoE token dispatch and combine
+  double network_j = 0.0;  // TP, CP and EP collectives, per rank
 };
 
 ForwardCost forward_cost(LlmContext& ctx, const model::LocalShape& shape) {
   const auto& d = ctx.dims();
   const LlmContext::PartCosts parts = ctx.run_parts(shape);
-  const GraphCost& layer = parts.layer;
   const GraphCost& embedding = parts.embedding;
   const GraphCost& head = parts.head;
-  const auto tp = [](const GraphCost& g) { return g.forward_comm_s[static_cast<std::size_t>(model::CommPurpose::tp)]; };
-  const auto cp = [](const GraphCost& g) { return g.forward_comm_s[static_cast<std::size_t>(model::CommPurpose::cp)]; };
+  const auto comm = [](const GraphCost& g, model::CommPurpose p) { return g.forward_comm_s[static_cast<std::size_t>(p)]; };
+  // Every kind of layer (windowed attention, MoE MLP) at its own cost.
+  const GraphCost layers = ctx.layers_cost(parts, 0, d.layers);
   ForwardCost f;
-  if (d.sliding_window > 0) {
-    // Windowed and global layers (hybrid local/global) at their own costs.
-    const GraphCost layers = ctx.layers_cost(parts, 0, d.layers);
-    f.compute = layers.compute;
-    f.compute += embedding.compute;
-    f.compute += head.compute;
-    f.tp_s = tp(layers) + tp(embedding) + tp(head);
-    f.cp_s = cp(layers);
-    f.network_j = layers.network_j + embedding.network_j + head.network_j;
-    return f;
-  }
-  f.compute = layer.compute.scaled(d.layers);
+  f.compute = layers.compute;
   f.compute += embedding.compute;
   f.compute += head.compute;
-  f.tp_s = d.layers * tp(layer) + tp(embedding) + tp(head);
-  f.cp_s = d.layers * cp(layer);
-  f.network_j = d.layers * layer.network_j + embedding.network_j + head.network_j;
+  f.tp_s = comm(layers, model::CommPurpose::tp) + comm(embedding, model::CommPurpose::tp) +
+           comm(head, model::CommPurpose::tp);
+  f.cp_s = comm(layers, model::CommPurpose::cp);
+  f.ep_s = comm(layers, model::CommPurpose::ep);
+  f.network_j = layers.network_j + embedding.network_j + head.network_j;
   return f;
 }
 
@@ -66,6 +58,7 @@ void add_breakdown(Breakdown& b, const ForwardCost& f, double p2p_s, double scal
   }
   if (f.tp_s != 0.0) b.emplace_back(model::comm_category(model::CommPurpose::tp), scale * f.tp_s);
   if (f.cp_s != 0.0) b.emplace_back(model::comm_category(model::CommPurpose::cp), scale * f.cp_s);
+  if (f.ep_s != 0.0) b.emplace_back(model::comm_category(model::CommPurpose::ep), scale * f.ep_s);
   if (p2p_s != 0.0) b.emplace_back(model::comm_category(model::CommPurpose::pp), scale * p2p_s);
 }
 
@@ -83,7 +76,10 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   out.decode_len = spec.decode_len;
   out.prompt_len = spec.seq_len - spec.decode_len;
 
-  model::LocalShape shape = ctx.local_shape(spec.global_batch_size, out.prompt_len);
+  // Expert parallelism (moe_dp): attention is data-parallel over the EP ranks, each serving
+  // an equal share of the batch (ceil: padded when ep does not divide it, a warning says
+  // so); the experts are split over them.
+  model::LocalShape shape = ctx.local_shape((spec.global_batch_size + deg.ep - 1) / deg.ep, out.prompt_len);
   shape.fp8_linears = false;  // FP8 casts are modelled for training recipes (Transformer Engine) only
   const double hidden_bytes = static_cast<double>(ctx.dims().hidden) * shape.element_bytes;
 
@@ -94,7 +90,7 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   // Energy of one replica: each of its tp ranks does 1/tp of every layer's work.
   energy::Energy replica = prefill.compute.forward_energy;
   replica.network_j += prefill.network_j + (deg.pp - 1) * prefill_send.energy_j / deg.tp;
-  out.prefill_time_s = prefill.compute.forward_total() + prefill.tp_s + prefill.cp_s + prefill_p2p;
+  out.prefill_time_s = prefill.compute.forward_total() + prefill.tp_s + prefill.cp_s + prefill.ep_s + prefill_p2p;
   add_breakdown(out.prefill_breakdown, prefill, prefill_p2p, 1.0);
 
   if (out.decode_len > 0) {
@@ -109,7 +105,7 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     const double decode_p2p =
         (deg.pp - 1) * ctx.executor().comm(stage_send(static_cast<double>(step.tokens()) * hidden_bytes)).time_s;
     const double fixed_s = first.compute.forward_total() - first.compute.forward_s[attention_index] + first.tp_s +
-                           first.cp_s + decode_p2p;
+                           first.cp_s + first.ep_s + decode_p2p;
     model::Op attention;
     for (const auto& op : model::transformer_layer_ops(ctx.dims(), step)) {
       if (op.kind == model::OpKind::attention) attention = op;
@@ -199,11 +195,12 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   }
   out.total_time_s = out.prefill_time_s + out.decode_time_s;
   int communicators = 0;
-  for (int degree : {deg.tp, deg.cp, deg.pp}) communicators += degree > 1 ? 1 : 0;
-  out.memory = memory::inference_memory(hw, ctx.dims(), spec.global_batch_size, out.prompt_len, spec.seq_len,
-                                        communicators);
+  for (int degree : {deg.tp, deg.cp, deg.ep, deg.pp}) communicators += degree > 1 ? 1 : 0;
+  out.memory = memory::inference_memory(hw, ctx.dims(), shape.micro_batch, out.prompt_len, spec.seq_len,
+                                        communicators, deg.ep);
   const double generated = out.replicas * static_cast<double>(spec.global_batch_size) * static_cast<double>(out.decode_len);
-  out.energy = energy::energy_report(hw, replica.scaled(static_cast<double>(deg.tp) * out.replicas), out.total_time_s,
+  out.energy = energy::energy_report(hw, replica.scaled(static_cast<double>(deg.tp) * deg.ep * out.replicas),
+                                     out.total_time_s,
                                      out.num_gpus, generated);
   out.prefill_tokens_per_s =
       out.replicas * static_cast<double>(spec.global_batch_size) * static_cast<double>(out.prompt_len) / out.prefill_time_s;

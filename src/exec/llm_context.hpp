@@ -3,6 +3,7 @@
 // runs the op graphs parallel/ builds.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <utility>
@@ -49,20 +50,27 @@ class LlmContext {
   [[nodiscard]] model::LocalShape local_shape(std::int64_t micro_batch, std::int64_t seq) const;
   [[nodiscard]] parallel::PartSettings part_settings() const;
 
-  // One micro-batch through a layer, the embedding and the head: the graphs parallel/
-  // builds for them, run by the executor.
-  // With sliding-window attention `windowed_layer` is a layer attending over the window
-  // (`layer` one with full attention); without, it stays empty.
+  // One micro-batch through a layer of each kind the model has (LlmDims::layer_kind:
+  // full or windowed attention, dense or MoE MLP), the embedding and the head: the graphs
+  // parallel/ builds for them, run by the executor.
   struct PartCosts {
-    GraphCost layer;
+    std::array<GraphCost, model::kLayerKinds> layers;
     GraphCost embedding;
     GraphCost head;
-    GraphCost windowed_layer;
+    int single_kind = 0;  // the one kind every layer is, or -1 when they differ
+
+    [[nodiscard]] const GraphCost& layer(int kind) const { return layers[static_cast<std::size_t>(kind)]; }
   };
   [[nodiscard]] PartCosts run_parts(const model::LocalShape& shape);
-  // `count` layers from layer `first` on: the windowed ones at windowed_layer's cost, the
-  // others at layer's (exactly layer x count when none is windowed).
+  // `count` layers from layer `first` on, each at its kind's cost.
   [[nodiscard]] GraphCost layers_cost(const PartCosts& parts, int first, int count) const;
+  // The kinds of layer the model has (kind_present[k]) and the first layer of each.
+  [[nodiscard]] const std::array<int, model::kLayerKinds>& first_layer_of_kind() const { return first_of_kind_; }
+  // Parameters one rank holds of layer `layer`: the dense part split over tp, the routed
+  // experts over ep x tp.
+  [[nodiscard]] model::LayerParameters rank_layer_parameters(int layer) const;
+  // The graph settings of layer `layer` (its ZeRO-3 gathers are its own parameters').
+  [[nodiscard]] parallel::PartSettings layer_settings(int layer) const;
 
  private:
   const HardwareSpec& hw_;
@@ -75,6 +83,7 @@ class LlmContext {
   std::unique_ptr<network::NetworkApi> network_;
   CommCosts comms_;
   std::unique_ptr<Executor> executor_;
+  std::array<int, model::kLayerKinds> first_of_kind_{};  // -1: no layer of that kind
 };
 
 // The layers on each pipeline rank: L layers in pp x vpp chunks as even as possible,

@@ -10,7 +10,7 @@
 
 namespace rapidllm::exec {
 
-inline constexpr std::size_t kOpClasses = 8;
+inline constexpr std::size_t kOpClasses = 10;
 
 struct OpListCost {
   std::array<double, kOpClasses> forward_s{};

@@ -257,19 +257,18 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
 
   const parallel::PartSettings settings = ctx.part_settings();
   model::OpGraph graph;
-  parallel::layer_graph(d, in.shape, settings, graph);
-  const PartTemplates layer = part_templates(graph, ctx.coster(), element_bytes);
-  // Sliding-window attention: windowed layers get their own template (hybrid local/global
-  // models mix them with full-attention ones).
-  std::optional<PartTemplates> windowed_layer;
-  if (d.sliding_window > 0) {
-    model::LocalShape windowed = in.shape;
-    windowed.window = d.sliding_window;
-    parallel::layer_graph(d, windowed, settings, graph);
-    windowed_layer = part_templates(graph, ctx.coster(), element_bytes);
+  // One template per kind of layer the model has (windowed attention, MoE MLP).
+  std::array<std::optional<PartTemplates>, model::kLayerKinds> layer_kinds;
+  for (int kind = 0; kind < model::kLayerKinds; ++kind) {
+    const int first = ctx.first_layer_of_kind()[static_cast<std::size_t>(kind)];
+    if (first < 0) continue;
+    model::LocalShape shape = in.shape;
+    shape.window = d.layer_window(first);
+    parallel::layer_graph(d, shape, ctx.layer_settings(first), graph, model::moe_kind(kind));
+    layer_kinds[static_cast<std::size_t>(kind)] = part_templates(graph, ctx.coster(), element_bytes);
   }
   const auto layer_template = [&](int layer_no) -> const PartTemplates& {
-    return d.layer_window(layer_no) > 0 ? *windowed_layer : layer;
+    return *layer_kinds[static_cast<std::size_t>(d.layer_kind(layer_no))];
   };
   parallel::embedding_graph(d, in.shape, settings, graph);
   const PartTemplates embedding = part_templates(graph, ctx.coster(), element_bytes);
@@ -316,11 +315,13 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
     first_layer[static_cast<std::size_t>(c)] = next;
     next += chunk_layers[static_cast<std::size_t>(c)];
   }
-  const double layer_params = model::layer_parameter_count(d) / deg.tp;
   const double table_params = static_cast<double>(d.vocab) * static_cast<double>(d.hidden) / deg.tp;
   const bool head_has_table = !d.tied_embeddings || pp > 1;
   const int zero = in.zero_stage;
-  const bool bucketed_sync = deg.dp > 1 && zero < 3;
+  // Dense parameters are data-parallel over dp x ep (reduce-scattered over ep first, then
+  // over dp, and with ZeRO-0 gathered back over ep); the routed experts over dp only.
+  const int ep = deg.ep;
+  const bool bucketed_sync = deg.dp * ep > 1 && zero < 3;
   const bool sync_every_mb = hw.sw.dp_microbatch == DpMicrobatchSync::every_mb;
   const double bucket_params = hw.sw.dp_bucket_params;
 
@@ -345,12 +346,17 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
     std::vector<int> gradient_syncs;  // bucket reductions the optimizer waits for
     std::map<std::pair<int, int>, std::vector<int>> backward_end;  // (mb, chunk) -> last B nodes
     std::vector<int> weight_grad_ends;  // the optimizer waits for every W pass too
-    double stage_params = 0.0;
+    model::LayerParameters stage_params;
     for (int c = 0; c < stage_chunks; ++c) {
       const Place pl = place(s, c);
-      stage_params += chunk_layers[static_cast<std::size_t>(pl.position)] * layer_params;
-      if (pl.position == 0) stage_params += table_params;
-      if (pl.position == pl.length - 1 && head_has_table) stage_params += table_params;
+      const int first = first_layer[static_cast<std::size_t>(pl.position)];
+      for (int l = first; l < first + chunk_layers[static_cast<std::size_t>(pl.position)]; ++l) {
+        const model::LayerParameters p = ctx.rank_layer_parameters(l);
+        stage_params.dense += p.dense;
+        stage_params.routed_experts += p.routed_experts;
+      }
+      if (pl.position == 0) stage_params.dense += table_params;
+      if (pl.position == pl.length - 1 && head_has_table) stage_params.dense += table_params;
     }
     for (int flush = 0; flush < in.batching.flushes; ++flush) {
       const bool final_flush = flush + 1 == in.batching.flushes;
@@ -369,24 +375,37 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
         };
         const bool syncs_here = bucketed_sync && makes_weight_grads(task) &&
                                 (sync_every_mb || (final_flush && static_cast<int>(ti) == last_grad_task[static_cast<std::size_t>(task.chunk)]));
-        double bucket = 0.0;
-        auto add_gradients = [&](double params, const std::vector<int>& after, bool flush_all) {
+        model::LayerParameters bucket;
+        auto add_gradients = [&](const model::LayerParameters& params, const std::vector<int>& after, bool flush_all) {
           if (!syncs_here) return;
-          bucket += params;
-          if (bucket < bucket_params && !flush_all) return;
-          if (bucket <= 0.0) return;
-          StepNode n;
-          n.kind = StepNodeKind::collective;
-          n.op = zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-          n.group = Parallelism::dp;
-          n.purpose = model::CommPurpose::dp;
-          n.bytes = bucket * in.gradient_bytes;
-          n.micro_batch = mb;
-          n.chunk = task.chunk;
-          n.pass = model::Pass::backward;
-          n.name = w.name(fmt::format("mb{}.dp_{}", mb, to_string(n.op)));
-          gradient_syncs.push_back(w.add(n, after));
-          bucket = 0.0;
+          bucket.dense += params.dense;
+          bucket.routed_experts += params.routed_experts;
+          if (bucket.total() < bucket_params && !flush_all) return;
+          if (bucket.total() <= 0.0) return;
+          const auto collective = [&](CollectiveOp op, Parallelism group, double params_in, std::vector<int> deps) {
+            StepNode n;
+            n.kind = StepNodeKind::collective;
+            n.op = op;
+            n.group = group;
+            n.purpose = model::CommPurpose::dp;
+            n.bytes = params_in * in.gradient_bytes;
+            n.micro_batch = mb;
+            n.chunk = task.chunk;
+            n.pass = model::Pass::backward;
+            n.name = w.name(fmt::format("mb{}.{}_{}", mb, to_string(group), to_string(op)));
+            return w.add(n, deps);
+          };
+          std::vector<int> deps = after;
+          if (ep > 1 && bucket.dense > 0.0) deps = {collective(CollectiveOp::reduce_scatter, Parallelism::ep, bucket.dense, deps)};
+          if (deg.dp > 1) {
+            deps = {collective(zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter, Parallelism::dp,
+                               ep > 1 ? bucket.dense / ep + bucket.routed_experts : bucket.total(), deps)};
+          }
+          if (ep > 1 && bucket.dense > 0.0 && zero == 0) {
+            deps = {collective(CollectiveOp::all_gather, Parallelism::ep, bucket.dense, deps)};
+          }
+          gradient_syncs.push_back(deps.front());
+          bucket = {};
         };
         std::vector<int> entry;
         // A weight-gradient pass needs its micro-batch's input-gradient pass first.
@@ -416,18 +435,18 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           };
           if (last_chunk) {
             entry = w.stamp(body(head), entry, prefix(-1) + "head.", pass, -1, mb, task.chunk);
-            add_gradients(head_has_table ? table_params : 0.0, entry, false);
+            add_gradients({head_has_table ? table_params : 0.0, 0.0}, entry, false);
           }
           for (int l = layers - 1; l >= 0; --l) {
             entry = w.stamp(body(layer_template(layer0 + l)), entry, prefix(layer0 + l), pass, layer0 + l, mb,
                             task.chunk);
-            add_gradients(layer_params, entry, false);
+            add_gradients(ctx.rank_layer_parameters(layer0 + l), entry, false);
           }
           if (first_chunk) {
             entry = w.stamp(body(embedding), entry, prefix(-1) + "embedding.", pass, -1, mb, task.chunk);
-            add_gradients(table_params, entry, false);
+            add_gradients({table_params, 0.0}, entry, false);
           }
-          add_gradients(0.0, entry, true);
+          add_gradients({}, entry, true);
           w.weight_grad_ = false;
           if (wgrad) {
             weight_grad_ends.insert(weight_grad_ends.end(), entry.begin(), entry.end());
@@ -465,29 +484,36 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
     // Adam over this rank's shard (ZeRO >= 1 shards it over DP).
     StepNode opt;
     opt.cls = model::OpClass::elementwise;
-    const double opt_params = zero >= 1 ? stage_params / deg.dp : stage_params;
+    const double opt_params =
+        zero >= 1 ? stage_params.dense / (deg.dp * ep) + stage_params.routed_experts / deg.dp : stage_params.total();
     opt.bytes = opt_params * in.optimizer_bytes_per_parameter;
     opt.duration_s = ctx.coster().memory_kernel_s(opt.bytes);
     opt.name = w.name("optimizer");
     opt.pass = model::Pass::backward;
     const int opt_id = w.add(opt, before_optimizer);
-    if (deg.dp > 1 && zero >= 1 && zero < 3) {
-      // Updated parameters all-gathered bucket by bucket behind the next step's forward.
-      double left = stage_params;
+    if (deg.dp * ep > 1 && zero >= 1 && zero < 3) {
+      // Updated parameters all-gathered bucket by bucket behind the next step's forward:
+      // over dp, then (expert parallelism) the dense ones over ep.
+      const auto gathers = [&](Parallelism group, double params, int prev) {
+        for (double left = params; left > 0.0;) {
+          const double b = std::min(left, bucket_params);
+          left -= b;
+          StepNode gn;
+          gn.kind = StepNodeKind::collective;
+          gn.op = CollectiveOp::all_gather;
+          gn.group = group;
+          gn.purpose = model::CommPurpose::dp;
+          gn.bytes = b * in.parameter_bytes;
+          gn.next_step = true;
+          gn.name = w.name(group == Parallelism::dp ? "parameter_all_gather" : "ep_parameter_all_gather");
+          prev = w.add(gn, {prev});
+        }
+        return prev;
+      };
       int prev = opt_id;
-      while (left > 0.0) {
-        const double b = std::min(left, bucket_params);
-        left -= b;
-        StepNode gn;
-        gn.kind = StepNodeKind::collective;
-        gn.op = CollectiveOp::all_gather;
-        gn.group = Parallelism::dp;
-        gn.purpose = model::CommPurpose::dp;
-        gn.bytes = b * in.parameter_bytes;
-        gn.next_step = true;
-        gn.name = w.name("parameter_all_gather");
-        prev = w.add(gn, {prev});
-      }
+      if (deg.dp > 1) prev = gathers(Parallelism::dp, ep > 1 ? stage_params.dense / ep + stage_params.routed_experts
+                                                                : stage_params.total(), prev);
+      if (ep > 1) (void)gathers(Parallelism::ep, stage_params.dense, prev);
     }
   }
   return out;

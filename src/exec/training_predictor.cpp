@@ -21,25 +21,43 @@ namespace rapidllm::exec {
 
 namespace {
 
-// Parameters one rank of stage `stage` holds (TP shards the matrices and embeddings).
-double stage_parameters(const LlmContext& ctx, int layers, bool first, bool last) {
+// Parameters one rank of a pipeline rank holds, its layers given as (first, count) runs:
+// TP shards the matrices and embeddings, EP the routed experts.
+model::LayerParameters stage_parameters(const LlmContext& ctx, const std::vector<std::pair<int, int>>& runs,
+                                        bool first, bool last) {
   const auto& d = ctx.dims();
-  const double table = static_cast<double>(d.vocab) * static_cast<double>(d.hidden);
-  double params = layers * model::layer_parameter_count(d);
-  if (first) params += table;
-  if (last && (!d.tied_embeddings || ctx.degrees().pp > 1)) params += table;
-  return params / ctx.degrees().tp;
+  model::LayerParameters p;
+  for (const auto& [first_layer, count] : runs) {
+    const std::array<int, model::kLayerKinds> n = d.layer_kinds(first_layer, count);
+    for (int kind = 0; kind < model::kLayerKinds; ++kind) {
+      if (n[static_cast<std::size_t>(kind)] == 0) continue;
+      const model::LayerParameters layer = ctx.rank_layer_parameters(ctx.first_layer_of_kind()[static_cast<std::size_t>(kind)]);
+      p.dense += n[static_cast<std::size_t>(kind)] * layer.dense;
+      p.routed_experts += n[static_cast<std::size_t>(kind)] * layer.routed_experts;
+    }
+  }
+  const double table = static_cast<double>(d.vocab) * static_cast<double>(d.hidden) / ctx.degrees().tp;
+  if (first) p.dense += table;
+  if (last && (!d.tied_embeddings || ctx.degrees().pp > 1)) p.dense += table;
+  return p;
+}
+
+// Parameters a rank's data-parallel gradient collective carries: the dense ones after
+// their reduce-scatter over ep, and the experts.
+double dp_group_parameters(const model::LayerParameters& p, int ep) {
+  return ep > 1 ? p.dense / ep + p.routed_experts : p.total();
 }
 
 int communicators(const parallel::Degrees& d) {
   int n = 0;
-  for (int degree : {d.tp, d.cp, d.dp, d.pp}) n += degree > 1 ? 1 : 0;
+  for (int degree : {d.tp, d.cp, d.ep, d.dp, d.pp}) n += degree > 1 ? 1 : 0;
   return n;
 }
 
 // Every stage's memory; the peak stage first in `out.memory`.
 void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vector<int>& layers,
-                const parallel::Batching& batching, int vpp, TrainingPrediction& out) {
+                const std::vector<std::vector<std::pair<int, int>>>& runs, const parallel::Batching& batching, int vpp,
+                TrainingPrediction& out) {
   const auto& hw = ctx.hardware();
   const auto& d = ctx.dims();
   const auto& deg = ctx.degrees();
@@ -49,6 +67,7 @@ void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vect
                                                                           : memory::Recompute::none;
   options.dropout = ctx.spec().model_type == "gpt";
   const double per_layer = memory::layer_activation_bytes(d, shape, options);
+  const double per_moe_layer = d.has_moe() ? memory::layer_activation_bytes(d, shape, options, true) : 0.0;
   const double stream = static_cast<double>(shape.norm_tokens()) * static_cast<double>(d.hidden) * shape.element_bytes;
   // The loss works on the logits in fp32 next to their 16-bit copy: one micro-batch's at a time.
   const double logits = static_cast<double>(shape.tokens()) * static_cast<double>(d.vocab) / deg.tp *
@@ -57,15 +76,23 @@ void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vect
     const bool first = i == 0;
     const bool last = i == deg.pp - 1;
     memory::StageMemoryInputs in;
-    in.parameters = stage_parameters(ctx, layers[static_cast<std::size_t>(i)], first, last);
-    in.layer_parameters = model::layer_parameter_count(d) / deg.tp;
+    const model::LayerParameters params = stage_parameters(ctx, runs[static_cast<std::size_t>(i)], first, last);
+    in.parameters = params.total();
+    in.expert_parameters = params.routed_experts;
+    in.expert_dp = deg.dp;
+    in.layer_parameters = ctx.rank_layer_parameters(0).total();
     in.layers = layers[static_cast<std::size_t>(i)];
-    in.layer_activation_bytes = per_layer;
+    int moe_layers = 0;
+    for (const auto& [first_layer, count] : runs[static_cast<std::size_t>(i)]) {
+      for (int l = first_layer; l < first_layer + count; ++l) moe_layers += d.moe_layer(l) ? 1 : 0;
+    }
+    in.layer_activation_bytes =
+        moe_layers == 0 ? per_layer : ((in.layers - moe_layers) * per_layer + moe_layers * per_moe_layer) / in.layers;
     in.extra_activation_bytes = last ? 2.0 * stream : 0.0;  // final norm and LM head inputs
     in.in_flight_micro_batches =
         memory::in_flight_micro_batches(hw.parallelism.pp_schedule, i, deg.pp, batching.micro_batches, vpp);
     in.transient_bytes = last ? logits : 0.0;
-    const MemoryBreakdown stage = memory::training_stage_memory(hw, in, i, deg.dp, communicators(deg));
+    const MemoryBreakdown stage = memory::training_stage_memory(hw, in, i, deg.dp * deg.ep, communicators(deg));
     out.stage_memory.push_back(stage);
     if (i == 0 || stage.total_bytes > out.memory.total_bytes) out.memory = stage;
   }
@@ -82,7 +109,7 @@ struct StepEnergyInputs {
 
 energy::Energy step_energy(LlmContext& ctx, const std::vector<GraphCost>& parts, const StepEnergyInputs& in) {
   const auto& deg = ctx.degrees();
-  const double ranks_per_stage = static_cast<double>(deg.tp) * deg.cp * deg.dp;
+  const double ranks_per_stage = static_cast<double>(deg.tp) * deg.cp * deg.ep * deg.dp;
   energy::Energy total;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     energy::Energy stage = parts[i].energy();
@@ -131,8 +158,8 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
     add(out.breakdown, model::compute_category(static_cast<model::OpClass>(k)), sim.compute_s[k]);
   }
   add(out.breakdown, "compute.recompute", sim.recompute_s);
-  for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::zero3,
-                             model::CommPurpose::pp}) {
+  for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::ep,
+                             model::CommPurpose::zero3, model::CommPurpose::pp}) {
     add(out.breakdown, model::comm_category(purpose), sim.exposed_comm_s[static_cast<std::size_t>(purpose)]);
   }
   add(out.breakdown, "pipeline_bubble", sim.bubble_s);
@@ -170,17 +197,26 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const GraphCost& embedding = part_costs.embedding;
   const GraphCost& head = part_costs.head;
 
-  const int zero = deg.dp > 1 ? hw.sw.dp_zero_stage : 0;
+  // The dense parameters are data-parallel over dp x ep (the routed experts over dp).
+  const int dense_dp = deg.dp * deg.ep;
+  const int zero = dense_dp > 1 ? hw.sw.dp_zero_stage : 0;
   const std::vector<int> layers = layers_per_stage(ctx.dims().layers, deg.pp, vpp);
-  double params = 0.0;  // per rank, the stage with the most
+  const std::vector<std::vector<std::pair<int, int>>> runs = stage_layer_runs(ctx.dims().layers, deg.pp, vpp);
+  model::LayerParameters stage_params;  // per rank, the stage whose DP collective carries the most
+  double params = 0.0;
   for (int i = 0; i < deg.pp; ++i) {
-    params = std::max(params, stage_parameters(ctx, layers[static_cast<std::size_t>(i)], i == 0, i == deg.pp - 1));
+    const model::LayerParameters p = stage_parameters(ctx, runs[static_cast<std::size_t>(i)], i == 0, i == deg.pp - 1);
+    if (i == 0 || dp_group_parameters(p, deg.ep) > params) {
+      stage_params = p;
+      params = dp_group_parameters(p, deg.ep);
+    }
   }
   parallel::StepCommInputs step_in;
   // Activations (SP-sharded) cross each pipeline boundary once per chunk each way.
   step_in.boundary_bytes = static_cast<double>(shape.norm_tokens()) * static_cast<double>(ctx.dims().hidden) *
                            shape.element_bytes;
   step_in.stage_parameters = params;
+  step_in.ep_dense_parameters = deg.ep > 1 ? stage_params.dense : 0.0;
   step_in.gradient_bytes = hw.sw.precision.grad_communication.bytes;
   step_in.parameter_bytes = hw.sw.precision.parameters.bytes;
   step_in.zero_stage = zero;
@@ -197,17 +233,13 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   std::vector<GraphCost> parts;
   stages.reserve(static_cast<std::size_t>(deg.pp));
   parts.reserve(static_cast<std::size_t>(deg.pp));
-  std::vector<std::vector<std::pair<int, int>>> layer_runs;  // hybrid local/global attention only
   for (int i = 0; i < deg.pp; ++i) {
-    // The stage's layers; with hybrid local/global attention its windowed ones cost less.
+    // The stage's layers, each kind (windowed attention, MoE MLP) at its own cost.
     GraphCost part;
-    if (ctx.dims().sliding_window == 0) {
-      part = part_costs.layer.scaled(static_cast<double>(layers[static_cast<std::size_t>(i)]));
+    if (part_costs.single_kind >= 0) {
+      part = part_costs.layer(part_costs.single_kind).scaled(static_cast<double>(layers[static_cast<std::size_t>(i)]));
     } else {
-      if (layer_runs.empty()) layer_runs = stage_layer_runs(ctx.dims().layers, deg.pp, vpp);
-      for (const auto& [first, count] : layer_runs[static_cast<std::size_t>(i)]) {
-        part += ctx.layers_cost(part_costs, first, count);
-      }
+      for (const auto& [first, count] : runs[static_cast<std::size_t>(i)]) part += ctx.layers_cost(part_costs, first, count);
     }
     if (i == 0) part += embedding;
     if (i == deg.pp - 1) part += head;
@@ -238,10 +270,20 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   // Data-parallel gradient synchronisation of the stage with the most parameters: buckets
   // are reduced while backward still runs, so all but the last bucket can hide behind the
   // backward of the last micro-batch.
+  // With expert parallelism the dense gradients are reduce-scattered over ep first and
+  // gathered back after (the chain is one synchronisation).
   double dp_s = 0.0;
-  const CommCosts::Cost sync = executor.comm(step.gradient_sync);
-  const CommCosts::Cost gather = executor.comm(step.parameter_gather);
-  if (deg.dp > 1 && zero < 3) {
+  CommCosts::Cost sync = executor.comm(step.gradient_sync);
+  CommCosts::Cost gather = executor.comm(step.parameter_gather);
+  for (const model::CommOp* op : {&step.ep_gradient_scatter, &step.ep_gradient_gather}) {
+    const CommCosts::Cost c = executor.comm(*op);
+    sync.time_s += c.time_s;
+    sync.energy_j += c.energy_j;
+  }
+  const CommCosts::Cost ep_gather = executor.comm(step.ep_parameter_gather);
+  gather.time_s += ep_gather.time_s;
+  gather.energy_j += ep_gather.energy_j;
+  if (dense_dp > 1 && zero < 3) {
     const double last_bucket = std::min(1.0, hw.sw.dp_bucket_params / params);
     const double per_sync = std::max(sync.time_s - stages[crit].backward_s, sync.time_s * last_bucket);
     const int syncs = hw.sw.dp_microbatch == DpMicrobatchSync::every_mb ? batching.flushes * batching.micro_batches : 1;
@@ -260,7 +302,8 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const double master = prec.master_parameters_bytes > 0 ? prec.master_parameters_bytes : prec.parameters.bytes;
   const double bytes_per_param = prec.gradients.bytes + 4.0 * prec.optimizer_states.bytes + 2.0 * master +
                                  (prec.master_parameters_bytes > 0 ? prec.parameters.bytes : 0.0);
-  const double optimizer_params = zero >= 1 ? params / deg.dp : params;
+  const double optimizer_params =
+      zero >= 1 ? stage_params.dense / dense_dp + stage_params.routed_experts / deg.dp : stage_params.total();
   const double optimizer_s = ctx.coster().memory_kernel_s(optimizer_params * bytes_per_param);
 
   TrainingPrediction out;
@@ -321,12 +364,12 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   }
   out.stage_forward_s = stages[crit].forward_s;
   out.stage_backward_s = stages[crit].backward_s;
-  add_memory(ctx, shape, layers, batching, vpp, out);
+  add_memory(ctx, shape, layers, runs, batching, vpp, out);
 
   StepEnergyInputs energy_in;
   energy_in.reps = static_cast<double>(batching.flushes) * batching.micro_batches;
   energy_in.p2p_j = 2.0 * vpp * boundary.energy_j;
-  if (deg.dp > 1 && zero < 3) energy_in.dp_j = sync.energy_j + gather.energy_j;
+  if (dense_dp > 1 && zero < 3) energy_in.dp_j = sync.energy_j + gather.energy_j;
   energy_in.optimizer_bytes = optimizer_params * bytes_per_param;
   out.energy = energy::energy_report(hw, step_energy(ctx, parts, energy_in), out.step_time_s, out.num_gpus,
                                      tokens);
@@ -341,7 +384,8 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
         reps * (c.compute.forward_s[k] + c.compute.backward_s[k]));
   }
   add(out.breakdown, "compute.recompute", reps * c.recompute_s);
-  for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::zero3}) {
+  for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::ep,
+                             model::CommPurpose::zero3}) {
     add(out.breakdown, model::comm_category(purpose), reps * c.comm_s(purpose));
   }
   add(out.breakdown, model::comm_category(model::CommPurpose::pp),

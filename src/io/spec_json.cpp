@@ -116,7 +116,8 @@ json hardware_json(const HardwareSpec& hw) {
                   {"overlap",
                    {{"tp_overlap", hw.network.overlap.tp_overlap},
                     {"tp_sp_overlap", hw.network.overlap.tp_sp_overlap},
-                    {"cp_overlap", hw.network.overlap.cp_overlap}}}};
+                    {"cp_overlap", hw.network.overlap.cp_overlap},
+                    {"ep_overlap", hw.network.overlap.ep_overlap}}}};
   json execution = {{"mode", to_string(hw.execution.mode)},
                     {"collectives", algorithms_json(hw.execution.collectives)},
                     {"active_chunks_per_dimension", hw.execution.active_chunks_per_dimension}};

@@ -1,10 +1,12 @@
 #include "memory/activation_memory.hpp"
 
+#include "model/moe_ops.hpp"
 #include "model/tp_share.hpp"
 
 namespace rapidllm::memory {
 
-double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& s, const ActivationOptions& o) {
+double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& s, const ActivationOptions& o,
+                              bool moe) {
   const double e = s.element_bytes;
   const double tokens = static_cast<double>(s.tokens());   // s b (per CP rank)
   const double t = s.tp;
@@ -22,8 +24,16 @@ double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& 
   double bytes = 0.0;
   bytes += 2.0 * stream * h * e;                   // inputs of the two norms
   bytes += 2.0 * stream * h * e;                   // inputs of the QKV and first MLP GEMMs
-  bytes += tokens * (q + 2.0 * kv) * e;            // Q, K, V
-  bytes += tokens * q * e;                         // attention output = output-projection input
+  if (d.mla) {
+    const model::MlaDims& m = d.latent;
+    const double heads = static_cast<double>(d.heads) / t;
+    bytes += tokens * static_cast<double>(m.q_lora + m.kv_lora + m.qk_rope) * e;  // latents (up-projection inputs)
+    bytes += tokens * heads * static_cast<double>(2 * m.qk_head() + m.v_head) * e;  // Q, K, V
+    bytes += tokens * heads * static_cast<double>(m.v_head) * e;                    // attention output
+  } else {
+    bytes += tokens * (q + 2.0 * kv) * e;            // Q, K, V
+    bytes += tokens * q * e;                         // attention output = output-projection input
+  }
   bytes += 2.0 * stream * h * mask;                // dropout masks after attention and MLP
   if (d.flash_attention) {
     bytes += tokens * static_cast<double>(d.heads) / t * 4.0;  // fp32 log-sum-exp per query and head
@@ -32,11 +42,15 @@ double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& 
     const double scores = tokens * static_cast<double>(d.heads) / t * static_cast<double>(s.seq);
     bytes += scores * (e + (o.dropout ? mask + e : 0.0));  // 5 a s^2 b with dropout, 2 a s^2 b without
   }
-  if (d.mlp == model::MlpKind::swiglu) {
-    bytes += tokens * f * 3.0 * e;                 // gate, up, and their product (down input)
-  } else {
-    bytes += tokens * f * 2.0 * e;                 // activation input and output (down input)
-  }
+  const double per_width = d.mlp == model::MlpKind::swiglu ? 3.0 : 2.0;  // gate, up, product / input, output
+  if (!moe) return bytes + tokens * f * per_width * e;
+  const model::ExpertLoad load = model::expert_load(d, s);
+  const double rows = load.rows * load.hot_rank_factor;
+  const double routed_tokens = static_cast<double>(s.ep > 1 ? s.norm_tokens() : s.tokens());
+  bytes += routed_tokens * d.moe.experts * 4.0;                        // fp32 router scores
+  bytes += 2.0 * rows * h * e;                                         // expert inputs and outputs
+  bytes += rows * static_cast<double>(load.ffn) * per_width * e;       // expert intermediates
+  bytes += tokens * static_cast<double>(d.moe.shared * d.moe.expert_ffn) / t * per_width * e;  // shared experts
   return bytes;
 }
 

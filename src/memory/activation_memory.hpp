@@ -18,7 +18,11 @@ struct ActivationOptions {
   bool dropout = false;  // GPT-style dropout masks (1 byte per element); Llama trains without
 };
 
+// `moe`: the layer's MLP is the mixture of experts: the router scores, the permuted rows
+// entering the experts (the busiest rank's), their intermediates, the expert outputs the
+// weighted sum reads back, and the shared experts' intermediates replace the dense MLP's.
+// MLA keeps its latents and per-head queries, keys and values.
 [[nodiscard]] double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& s,
-                                            const ActivationOptions& options);
+                                            const ActivationOptions& options, bool moe = false);
 
 }  // namespace rapidllm::memory

@@ -9,6 +9,10 @@ namespace rapidllm::memory {
 
 double kv_cache_bytes(const model::LlmDims& d, int layers, int tp, std::int64_t batch, std::int64_t context,
                       double element_bytes) {
+  if (d.mla) {
+    return static_cast<double>(layers) * static_cast<double>(d.latent.cache_width()) * static_cast<double>(batch) *
+           static_cast<double>(context) * element_bytes;
+  }
   const auto kv_heads = static_cast<double>(model::local_kv_heads(d.kv_heads, tp));
   return 2.0 * layers * kv_heads * static_cast<double>(d.head_dim) * static_cast<double>(batch) *
          static_cast<double>(context) * element_bytes;
@@ -24,14 +28,22 @@ double kv_cache_bytes(const model::LlmDims& d, int first, int layers, int tp, st
 }
 
 MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d, std::int64_t batch,
-                                 std::int64_t prompt, std::int64_t context, int communicators) {
+                                 std::int64_t prompt, std::int64_t context, int communicators, int ep) {
   const auto& par = hw.parallelism;
   const auto& prec = hw.sw.precision;
   const int layers = static_cast<int>(std::ceil(static_cast<double>(d.layers) / par.pp));
   const double table = static_cast<double>(d.vocab) * static_cast<double>(d.hidden);
-  // The stage holding the embedding (and, untied, the head when pp = 1) peaks.
-  const double params = (layers * model::layer_parameter_count(d) + table * (d.tied_embeddings || par.pp > 1 ? 1 : 2)) /
-                        par.tp;
+  // The stage holding the embedding (and, untied, the head when pp = 1) peaks: its layers'
+  // dense parameters over tp, their routed experts over tp x ep.
+  double layer_params = layers * model::layer_parameter_count(d);
+  if (d.has_moe()) {
+    layer_params = 0.0;
+    for (int l = 0; l < layers; ++l) {
+      const model::LayerParameters p = model::layer_parameters(d, l);
+      layer_params += p.dense + p.routed_experts / ep;
+    }
+  }
+  const double params = (layer_params + table * (d.tied_embeddings || par.pp > 1 ? 1 : 2)) / par.tp;
   MemoryBreakdown b;
   b.bytes.reserve(8);
   b.capacity_bytes = hw.dram().size_bytes;
@@ -58,7 +70,10 @@ MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d
   // Prefill of one layer: its input and the widest intermediate (MLP) are live together;
   // the logits of the last positions are fp32.
   const double tokens = static_cast<double>(batch) * static_cast<double>(prompt) / par.cp;
-  const double widest = std::max<double>(static_cast<double>(d.hidden), 2.0 * static_cast<double>(d.ffn) / par.tp);
+  const std::int64_t widest_mlp = d.has_moe() ? std::max(d.has_dense_layers() ? d.ffn : 0,
+                                                   d.moe.expert_ffn * d.moe.top_k + d.moe.expert_ffn * d.moe.shared)
+                                        : d.ffn;
+  const double widest = std::max<double>(static_cast<double>(d.hidden), 2.0 * static_cast<double>(widest_mlp) / par.tp);
   add("activations", tokens * (static_cast<double>(d.hidden) + widest) * prec.tensor_format.bytes);
   add("temporaries", static_cast<double>(batch) * static_cast<double>(d.vocab) / par.tp * 4.0);
   add("communication_buffers", communicators * 2.0 * 4.0 * 1024 * 1024 * 16);

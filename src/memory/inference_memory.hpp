@@ -12,7 +12,8 @@
 namespace rapidllm::memory {
 
 // KV cache of one rank holding `layers` layers: 2 (K and V) x layers x local KV heads x
-// head_dim x batch x context x bytes.
+// head_dim x batch x context x bytes. MLA caches one latent and rope key per token and
+// layer, (kv_lora + qk_rope) x bytes, whole on every TP rank (every head reads it).
 [[nodiscard]] double kv_cache_bytes(const model::LlmDims& d, int layers, int tp, std::int64_t batch,
                                     std::int64_t context, double element_bytes);
 
@@ -22,7 +23,10 @@ namespace rapidllm::memory {
 [[nodiscard]] double kv_cache_bytes(const model::LlmDims& d, int first, int layers, int tp, std::int64_t batch,
                                     std::int64_t context, double element_bytes);
 
+// `batch`: the sequences one rank serves; `ep`: the expert-parallel degree (moe_dp) the
+// routed experts are split over, beside tp.
 [[nodiscard]] MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d, std::int64_t batch,
-                                               std::int64_t prompt, std::int64_t context, int communicators);
+                                               std::int64_t prompt, std::int64_t context, int communicators,
+                                               int ep = 1);
 
 }  // namespace rapidllm::memory

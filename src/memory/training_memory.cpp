@@ -26,7 +26,8 @@ MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryI
                                       int communicators) {
   const auto& p = hw.sw.precision;
   const int zero = dp > 1 ? hw.sw.dp_zero_stage : 0;
-  const double shard = static_cast<double>(dp);
+  // What one ZeRO shard holds: the dense parameters over dp, the experts over expert_dp.
+  const double shard = (in.parameters - in.expert_parameters) / dp + in.expert_parameters / std::max(1, in.expert_dp);
   MemoryBreakdown b;
   b.bytes.reserve(8);
   b.stage = stage;
@@ -35,11 +36,11 @@ MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryI
     b.bytes.emplace_back(name, bytes);
     b.total_bytes += bytes;
   };
-  add("weights", in.parameters * p.parameters.bytes / (zero >= 3 ? shard : 1.0));
-  add("gradients", in.parameters * p.gradients.bytes / (zero >= 2 ? shard : 1.0));
+  add("weights", (zero >= 3 ? shard : in.parameters) * p.parameters.bytes);
+  add("gradients", (zero >= 2 ? shard : in.parameters) * p.gradients.bytes);
   // Adam: two moments per parameter, plus the master copy when configured.
   add("optimizer_states",
-      in.parameters * (2.0 * p.optimizer_states.bytes + p.master_parameters_bytes) / (zero >= 1 ? shard : 1.0));
+      (zero >= 1 ? shard : in.parameters) * (2.0 * p.optimizer_states.bytes + p.master_parameters_bytes));
   add("activations", in.layers * in.layer_activation_bytes * in.in_flight_micro_batches +
                          in.extra_activation_bytes * in.in_flight_micro_batches);
   add("temporaries", in.transient_bytes);

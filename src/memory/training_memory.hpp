@@ -13,7 +13,11 @@
 namespace rapidllm::memory {
 
 struct StageMemoryInputs {
-  double parameters = 0.0;            // parameters this rank holds (after TP, before ZeRO)
+  double parameters = 0.0;            // parameters this rank holds (after TP and EP, before ZeRO)
+  // Of those, the routed experts': ZeRO shards them over their own data-parallel group of
+  // `expert_dp` ranks (the dense ones over the whole dp group).
+  double expert_parameters = 0.0;
+  int expert_dp = 1;
   double layer_parameters = 0.0;      // one layer's, after TP (ZeRO-3 gathers one at a time)
   int layers = 0;
   double layer_activation_bytes = 0.0;  // one layer, one micro-batch
@@ -28,6 +32,7 @@ struct StageMemoryInputs {
 [[nodiscard]] double in_flight_micro_batches(PipelineSchedule schedule, int stage, int pp, int micro_batches,
                                              int vpp);
 
+// `dp`: the ranks the dense parameters are data-parallel over (dp x ep with experts).
 [[nodiscard]] MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage,
                                                     int dp, int communicators);
 

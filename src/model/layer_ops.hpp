@@ -13,7 +13,9 @@
 
 namespace rapidllm::model {
 
-enum class OpClass { qkv_projection, attention, output_projection, mlp, elementwise, embedding, lm_head, loss };
+// router: the MoE gate and the token permutations around the experts; experts: the routed
+// expert MLPs (shared experts count as mlp).
+enum class OpClass { qkv_projection, attention, output_projection, mlp, elementwise, embedding, lm_head, loss, router, experts };
 enum class OpKind { gemm, attention, memory };
 // How tensor parallelism splits an op (Megatron-LM): a column-parallel linear splits its
 // output features (its input arrives whole, or sequence-sharded under SP), a row-parallel
@@ -40,6 +42,9 @@ struct AttentionShape {
   // Sliding window: each query attends to the last `window` keys, itself included (the
   // causal band); 0 = full causal attention. Decode shapes carry min(kv, window) in kv_len.
   std::int64_t window = 0;
+  // Decode: elements cached per token and KV head (0 = a key and a value of head_dim each;
+  // MLA: one latent plus its rope key, read for both).
+  std::int64_t cache_width = 0;
 };
 
 struct Op {
@@ -59,6 +64,7 @@ struct LocalShape {
   std::int64_t seq = 0;          // tokens per sequence in the model (s)
   int tp = 1;
   int cp = 1;
+  int ep = 1;  // expert parallelism of MoE layers (experts split ep ways, each over the tp ranks)
   bool sequence_parallel = false;
   double element_bytes = 2.0;    // activations
   double kv_element_bytes = 2.0; // KV cache
@@ -76,7 +82,23 @@ struct LocalShape {
   [[nodiscard]] std::int64_t norm_tokens() const;  // tokens of norms/residuals (SP shards them)
 };
 
-[[nodiscard]] std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s);
+// The names of an MLP's ops (dense, or the shared experts of an MoE layer).
+struct MlpNames {
+  std::string_view up;          // gate_up (gated) or up
+  std::string_view up_casts;    // its FP8 casts
+  std::string_view activation;  // swiglu or gelu
+  std::string_view down;
+  std::string_view down_casts;
+};
+// The MLP of width `ffn` (already split by tp) on this rank's tokens, TP column then row.
+void append_mlp_ops(const LlmDims& d, const LocalShape& s, std::int64_t ffn, const MlpNames& names,
+                    std::vector<Op>& ops);
+// The attention kernel of a layer: `heads` query heads and `kv_heads` KV heads on this rank.
+[[nodiscard]] Op attention_op(const LlmDims& d, const LocalShape& s, std::int64_t heads, std::int64_t kv_heads,
+                              std::int64_t head_dim);
+
+// A dense layer, or with `moe` a layer whose MLP is the mixture of experts (moe_ops.hpp).
+[[nodiscard]] std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s, bool moe = false);
 [[nodiscard]] std::vector<Op> embedding_ops(const LlmDims& d, const LocalShape& s);
 // Final norm, LM head (vocabulary split by tp) and, when training, the cross-entropy loss.
 [[nodiscard]] std::vector<Op> head_ops(const LlmDims& d, const LocalShape& s, bool with_loss);

@@ -7,17 +7,7 @@
 namespace rapidllm::model {
 
 LlmDims llm_dims(const LlmModelSpec& spec, const std::string& source) {
-  const auto unsupported = [&](const char* key, const std::string& what) {
-    throw ConfigError(SourceLocation{source, 0, 0, {}}, key, what,
-                      "this version models dense decoder-only transformers with MHA/GQA/MQA attention");
-  };
-  if (spec.moe.num_experts > 1) {
-    unsupported("model_param.moe.num_experts",
-                fmt::format("mixture-of-experts models ({} experts) are not supported yet", spec.moe.num_experts));
-  }
-  if (spec.attention.type == AttentionType::mla) {
-    unsupported("model_param.attention.attention_type", "multi-head latent attention (mla) is not supported yet");
-  }
+  const SourceLocation where{source, 0, 0, {}};
   LlmDims d;
   d.hidden = spec.hidden_dim;
   d.heads = spec.attention.num_heads;
@@ -35,23 +25,92 @@ LlmDims llm_dims(const LlmModelSpec& spec, const std::string& source) {
   d.mlp = gpt ? MlpKind::gelu : MlpKind::swiglu;
   d.norm = gpt ? NormKind::layernorm : NormKind::rmsnorm;
   d.rope = !gpt;
+  const MoeSpec& m = spec.moe;
+  d.moe = MoeDims{m.num_experts, m.top_k, m.moe_intermediate_size, m.n_shared_experts, m.expert_imbalance_factor,
+                  m.moe_layer_freq, m.first_k_dense_replace};
+  if (d.has_moe() && d.moe.first_dense > 0 && d.ffn == 0) {
+    throw ConfigError(where, "model_param.intermediate_size",
+                      fmt::format("the first {} layers are dense (first_k_dense_replace) but intermediate_size is 0",
+                                  d.moe.first_dense),
+                      "set intermediate_size to the dense layers' MLP width");
+  }
+  if (spec.attention.type == AttentionType::mla) {
+    const AttentionSpec& a = spec.attention;
+    d.mla = true;
+    d.latent = MlaDims{a.q_lora_rank, a.kv_lora_rank, a.qk_nope_head_dim, a.qk_rope_head_dim, a.v_head_dim};
+    // After the up-projections every head has its own keys and values (multi-head).
+    d.kv_heads = d.heads;
+    d.head_dim = d.latent.qk_head();
+  }
   return d;
 }
 
-double layer_parameter_count(const LlmDims& d) {
+double attention_parameter_count(const LlmDims& d) {
   const double h = static_cast<double>(d.hidden);
-  const double attention = h * static_cast<double>(d.q_width() + 2 * d.kv_width()) + static_cast<double>(d.q_width()) * h;
-  const double mlp = (d.mlp == MlpKind::swiglu ? 3.0 : 2.0) * h * static_cast<double>(d.ffn);
+  const double heads = static_cast<double>(d.heads);
+  if (!d.mla) {
+    return h * static_cast<double>(d.q_width() + 2 * d.kv_width()) + static_cast<double>(d.q_width()) * h;
+  }
+  const MlaDims& m = d.latent;
+  const double qk = static_cast<double>(m.qk_head());
+  const double q_lora = static_cast<double>(m.q_lora);
+  const double kv_lora = static_cast<double>(m.kv_lora);
+  // Query: down-projection, its norm and up-projection, or one plain projection.
+  const double q = m.q_lora > 0 ? h * q_lora + q_lora + q_lora * heads * qk : h * heads * qk;
+  // Latent and rope key, the latent's norm, keys and values up from the latent.
+  const double kv = h * (kv_lora + static_cast<double>(m.qk_rope)) + kv_lora +
+                    kv_lora * heads * static_cast<double>(m.qk_nope + m.v_head);
+  const double out = heads * static_cast<double>(m.v_head) * h;
+  return q + kv + out;
+}
+
+double mlp_parameter_count(const LlmDims& d, std::int64_t ffn) {
+  return (d.mlp == MlpKind::swiglu ? 3.0 : 2.0) * static_cast<double>(d.hidden) * static_cast<double>(ffn);
+}
+
+LayerParameters layer_parameters(const LlmDims& d, int layer) {
+  const double h = static_cast<double>(d.hidden);
   // Norm weights (and LayerNorm biases); GPT's linear biases are small and left out, as
   // in the usual 12 L h^2 count.
   const double norms = (d.norm == NormKind::layernorm ? 4.0 : 2.0) * h;
-  return attention + mlp + norms;
+  LayerParameters p;
+  p.dense = attention_parameter_count(d) + norms;
+  if (!d.moe_layer(layer)) {
+    p.dense += mlp_parameter_count(d, d.ffn);
+    return p;
+  }
+  const double expert = mlp_parameter_count(d, d.moe.expert_ffn);
+  p.dense += h * d.moe.experts + d.moe.shared * expert;  // router and shared experts
+  p.routed_experts = d.moe.experts * expert;
+  return p;
 }
 
-double parameter_count(const LlmDims& d) {
+double layer_parameter_count(const LlmDims& d) { return layer_parameters(d, 0).total(); }
+
+namespace {
+
+// Embedding and head tables and the final norm.
+double outside_layers(const LlmDims& d) {
   const double embedding = static_cast<double>(d.vocab) * static_cast<double>(d.hidden);
   const double final_norm = (d.norm == NormKind::layernorm ? 2.0 : 1.0) * static_cast<double>(d.hidden);
-  return d.layers * layer_parameter_count(d) + embedding * (d.tied_embeddings ? 1.0 : 2.0) + final_norm;
+  return embedding * (d.tied_embeddings ? 1.0 : 2.0) + final_norm;
+}
+
+}  // namespace
+
+double parameter_count(const LlmDims& d) {
+  double layers = 0.0;
+  for (int l = 0; l < d.layers; ++l) layers += layer_parameters(d, l).total();
+  return layers + outside_layers(d);
+}
+
+double active_parameter_count(const LlmDims& d) {
+  double layers = 0.0;
+  for (int l = 0; l < d.layers; ++l) {
+    const LayerParameters p = layer_parameters(d, l);
+    layers += p.dense + (p.routed_experts > 0.0 ? d.moe.top_k * mlp_parameter_count(d, d.moe.expert_ffn) : 0.0);
+  }
+  return layers + outside_layers(d);
 }
 
 }  // namespace rapidllm::model

@@ -10,6 +10,7 @@ std::string_view comm_category(CommPurpose p) {
     case CommPurpose::pp: return "communication.pp";
     case CommPurpose::dp: return "communication.dp";
     case CommPurpose::embedding_sync: return "communication.embedding_sync";
+    case CommPurpose::ep: return "communication.ep";
   }
   return "communication.?";
 }

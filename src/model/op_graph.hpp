@@ -19,8 +19,9 @@ namespace rapidllm::model {
 enum class Pass : std::uint8_t { forward, backward };
 
 // What a communication op is for; its breakdown category is "communication." + name.
-enum class CommPurpose : std::uint8_t { tp, cp, zero3, pp, dp, embedding_sync };
-inline constexpr std::size_t kCommPurposes = 6;
+// ep: the expert-parallel token dispatch and combine of MoE layers.
+enum class CommPurpose : std::uint8_t { tp, cp, zero3, pp, dp, embedding_sync, ep };
+inline constexpr std::size_t kCommPurposes = 7;
 [[nodiscard]] std::string_view comm_category(CommPurpose p);
 
 // How the analytical evaluator overlaps a communication op with the rest of its pass (the

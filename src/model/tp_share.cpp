@@ -19,7 +19,8 @@ TpShare tp_share(const LlmDims& d, int tp) {
     throw InfeasibleError(fmt::format("kv_heads = {} and tp = {}: one must divide the other", d.kv_heads, tp));
   }
   s.kv_heads = local_kv_heads(d.kv_heads, tp);
-  s.ffn = tp_split(d.ffn, tp, "intermediate_size");
+  // A model whose every MLP is a mixture of experts never runs the dense width.
+  s.ffn = d.has_dense_layers() ? tp_split(d.ffn, tp, "intermediate_size") : d.ffn / tp;
   s.vocab = d.vocab / tp;
   return s;
 }

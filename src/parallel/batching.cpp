@@ -9,10 +9,14 @@ namespace rapidllm::parallel {
 Batching training_batching(const LlmModelSpec& model, const ParallelismSpec& par) {
   Batching b;
   b.flushes = model.gradient_accumulation_steps;
-  const long long per_flush_total = 1LL * par.dp * b.flushes;
+  // An MoE model's expert-parallel ranks are data-parallel for everything but the experts.
+  const bool moe = model.moe.num_experts > 1;
+  const long long replicas = 1LL * par.dp * (moe ? par.ep : 1);
+  const long long per_flush_total = replicas * b.flushes;
   if (model.global_batch_size % per_flush_total != 0) {
-    throw InfeasibleError(fmt::format("global_batch_size {} is not divisible by dp ({}) x gradient_accumulation_steps ({})",
-                                      model.global_batch_size, par.dp, b.flushes));
+    throw InfeasibleError(fmt::format("global_batch_size {} is not divisible by dp ({}){} x gradient_accumulation_steps ({})",
+                                      model.global_batch_size, par.dp, moe ? fmt::format(" x ep ({})", par.ep) : "",
+                                      b.flushes));
   }
   const long long per_flush = model.global_batch_size / per_flush_total;  // sequences per DP rank per flush
   if (par.micro_batch_size) {

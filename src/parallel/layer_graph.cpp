@@ -1,6 +1,7 @@
 #include "parallel/layer_graph.hpp"
 
 #include "model/tp_share.hpp"
+#include "parallel/expert_parallel.hpp"
 #include "parallel/tensor_parallel.hpp"
 
 namespace rapidllm::parallel {
@@ -108,14 +109,23 @@ CommOp exposed_tp() { return CommOp{CollectiveOp::all_reduce, Parallelism::tp, 0
 
 }  // namespace
 
-void layer_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p, OpGraph& g) {
+void layer_graph(const model::LlmDims& d, const model::LocalShape& s, const PartSettings& p, OpGraph& g, bool moe) {
   const CommOp tp{CollectiveOp::all_reduce, Parallelism::tp, 0.0, CommPurpose::tp, HiddenUnder::pass_compute,
                   p.tp_overlap};
   GraphBuilder b(g, d, s, tp);
-  std::vector<model::Op> ops = model::transformer_layer_ops(d, s);
+  std::vector<model::Op> ops = model::transformer_layer_ops(d, s, moe);
   std::size_t attention = ops.size();
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].kind == model::OpKind::attention) attention = i;
+  }
+  if (moe) {
+    for (const PlacedComm& c : moe_block_collectives(d, s, ops, p, tp)) {
+      if (c.before) {
+        b.before(c.op, c.pass, c.comm);
+      } else {
+        b.after(c.op, c.pass, c.comm);
+      }
+    }
   }
   b.add_ops(std::move(ops), false);
   if (p.cp > 1 && s.decode) {
@@ -199,6 +209,14 @@ StepComms training_step_comms(const StepCommInputs& in) {
   c.parameter_gather = CommOp{CollectiveOp::all_gather, Parallelism::dp,
                               in.zero_stage >= 1 && in.zero_stage < 3 ? in.stage_parameters * in.parameter_bytes : 0.0,
                               CommPurpose::dp, HiddenUnder::nothing, 0.0};
+  const double dense = in.ep_dense_parameters;
+  const bool sharded = in.zero_stage >= 1;
+  c.ep_gradient_scatter = CommOp{CollectiveOp::reduce_scatter, Parallelism::ep, dense * in.gradient_bytes,
+                                 CommPurpose::dp, HiddenUnder::nothing, 0.0};
+  c.ep_gradient_gather = CommOp{CollectiveOp::all_gather, Parallelism::ep, sharded ? 0.0 : dense * in.gradient_bytes,
+                                CommPurpose::dp, HiddenUnder::nothing, 0.0};
+  c.ep_parameter_gather = CommOp{CollectiveOp::all_gather, Parallelism::ep, sharded ? dense * in.parameter_bytes : 0.0,
+                                 CommPurpose::dp, HiddenUnder::nothing, 0.0};
   c.embedding_sync = CommOp{CollectiveOp::send_recv, Parallelism::pp, in.tied_table_parameters * in.gradient_bytes,
                             CommPurpose::embedding_sync, HiddenUnder::nothing, 0.0};
   return c;

@@ -1,5 +1,6 @@
 // predict(): dispatch by workload, the same numbers as the predictors it calls, infeasible
 // points as a status, and the kernel-cost cache.
+#include <algorithm>
 #include <utility>
 
 #include <gmock/gmock.h>
@@ -74,10 +75,26 @@ TEST(Predict, AnInfeasiblePointIsAStatusNotAnException) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(r.prediction));
 }
 
-TEST(Predict, AWorkloadNotModelledStillThrowsConfigError) {
+TEST(Predict, ExpertParallelismMultipliesTheGpus) {
+  // RAPID-LLM's MoE file: tp 1 x ep 8 x pp 23 (ep GPUs beside the others).
   const Scenario s = load_scenario(source_path("tests/data/rapid-llm-reference/hardware/H100_SXM5_80GB_moe.yaml"),
-                                   source_path("tests/data/rapid-llm-reference/model/DeepSeekV3.yaml"));
-  EXPECT_THROW((void)predict(s), ConfigError);
+                                   source_path("tests/data/rapid-llm-reference/model/GLM_4.5_AIR_106B.yaml"));
+  const Result r = predict(s);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const auto& p = std::get<TrainingPrediction>(r.prediction);
+  EXPECT_EQ(p.num_gpus, 8 * 23);
+  const auto ep = std::find_if(p.breakdown.begin(), p.breakdown.end(),
+                               [](const auto& e) { return e.first == "communication.ep"; });
+  ASSERT_NE(ep, p.breakdown.end());
+  EXPECT_GT(ep->second, 0.0);
+}
+
+TEST(Predict, ExpertParallelismOnADenseModelIsInfeasible) {
+  Scenario s = load_scenario(source_path("tests/data/rapid-llm-reference/hardware/H100_SXM5_80GB_moe.yaml"),
+                             source_path("configs/models/llama3.1-8b.yaml"));
+  const Result r = predict(s);
+  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(r.message, ::testing::HasSubstr("the model is dense"));
 }
 
 TEST(Predict, AReusedCacheGivesIdenticalResults) {

@@ -231,9 +231,11 @@ TEST(Cli, ConfigErrorsExitWithTwoAndNameTheKey) {
   EXPECT_EQ(bad_value.exit_code, 2);
   EXPECT_THAT(bad_value.err, HasSubstr("model_param.M"));
   // An architecture not modelled yet names the key that asks for it.
-  CliRun moe = rapidllm("predict " + kH100 + " --model tests/data/rapid-llm-reference/model/DeepSeekV3.yaml");
+  CliRun moe = rapidllm("predict " + kH100 +
+                        " --model tests/data/rapid-llm-reference/model/DeepSeekV3.yaml"
+                        " --set model_param.moe.expert_imbalance_factor=300");
   EXPECT_EQ(moe.exit_code, 2);
-  EXPECT_THAT(moe.err, HasSubstr("model_param.moe.num_experts"));
+  EXPECT_THAT(moe.err, HasSubstr("model_param.moe.expert_imbalance_factor"));
   EXPECT_TRUE(moe.out.empty());
 }
 

@@ -162,8 +162,10 @@ TEST(HfImport, MixtralMapsItsExpertsOntoTheMoeKeys) {
   EXPECT_EQ(c.spec.moe.first_k_dense_replace, 0);
   EXPECT_EQ(c.spec.moe.moe_layer_freq, 1);
   EXPECT_EQ(c.spec.attention.kv_heads, 8);
-  // The performance model refuses MoE for now, naming the key.
-  EXPECT_THROW((void)model::llm_dims(c.spec, "Mixtral"), ConfigError);
+  // The card's 46.7B total and 12.9B active parameters.
+  const model::LlmDims d = model::llm_dims(c.spec, "Mixtral");
+  EXPECT_NEAR(model::parameter_count(d), 46.7e9, 0.01 * 46.7e9);
+  EXPECT_NEAR(model::active_parameter_count(d), 12.9e9, 0.01 * 12.9e9);
 }
 
 TEST(HfImport, Qwen3MoeMapsExpertsAndHeadDim) {

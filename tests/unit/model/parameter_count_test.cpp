@@ -38,16 +38,5 @@ TEST(ModelFlops, SixNPlusCausalAttention) {
   EXPECT_DOUBLE_EQ(training_flops_per_token(d, 8192), 6.0 * n + 6.0 * 32 * 8192.0 * 4096.0);
 }
 
-TEST(ParameterCount, MixtureOfExpertsIsNotModelledYet) {
-  const std::string path = std::string(RAPIDLLM_SOURCE_DIR) + "/tests/data/rapid-llm-reference/model/DeepSeekV3.yaml";
-  const auto spec = std::get<LlmModelSpec>(load_model(path).workload);
-  try {
-    (void)llm_dims(spec, path);
-    FAIL();
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.key_path(), "model_param.moe.num_experts");
-  }
-}
-
 }  // namespace
 }  // namespace rapidllm::model
