@@ -2,6 +2,7 @@
 // TFLOP/s where that is all a source printed).
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,8 @@
 #include "validate/cases.hpp"
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
+#include "validate/megatron_flops.hpp"
+#include "validate/row_architecture.hpp"
 
 namespace rapidllm::validate {
 
@@ -21,58 +24,62 @@ std::string lower(std::string s) {
 }
 bool has(const std::string& s, const char* needle) { return lower(s).find(needle) != std::string::npos; }
 
-// Megatron-LM's num_floating_point_operations (the convention behind its README's
-// TFLOP/s): 12 B s L h^2 ((1 + g/a + s/h) + f/h x (3 if gated else 2)/2 + V/(2 L h)).
-double megatron_flops(const LlmModelSpec& m) {
-  const double h = static_cast<double>(m.hidden_dim);
-  const double s = static_cast<double>(m.seq_len);
-  const double ratio = static_cast<double>(m.attention.kv_heads) / m.attention.num_heads;
-  const double gated = m.model_type == "llama" ? 1.5 : 1.0;
-  return 12.0 * static_cast<double>(m.global_batch_size) * s * m.num_layers * h * h *
-         ((1.0 + ratio + s / h) + static_cast<double>(m.intermediate_size) / h * gated +
-          static_cast<double>(m.vocab_size) / (2.0 * m.num_layers * h));
-}
+// A row's scenario, with what the comparison needs beyond it.
+struct Built {
+  Scenario scenario;
+  int mtp_depth = 0;  // counted in the source's FLOPs (megatron_flops.hpp), not modelled
+  std::string note;   // for the case description: how the row was re-expressed, or ""
+};
 
 // Builds the scenario, or says why the row cannot be modelled.
-std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::string& reason) {
+std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string& reason) {
   const std::string arch = r.text("arch_notes");
-  if (r.number("moe_experts").value_or(1) > 1 || has(arch, "moe")) {
-    reason = "mixture-of-experts models are not modelled yet";
-    return std::nullopt;
-  }
-  if (has(arch, "mla")) {
-    reason = "multi-head latent attention is not modelled yet";
-    return std::nullopt;
-  }
+  // MoE, MLA and sliding-window text (row_architecture.hpp); dense rows pass unchanged.
+  const auto row_arch = read_row_architecture(r, reason);
+  if (!row_arch) return std::nullopt;
   if (has(r.text("model"), "lora")) {
     reason = "parameter-efficient fine-tuning (frozen base weights, LoRA adapters) is not modelled yet";
-    return std::nullopt;
-  }
-  if (has(arch, "sliding-window")) {
-    reason = "sliding-window attention is not modelled yet";
     return std::nullopt;
   }
   auto hw = device_for(r.text("gpu"), in.config_dir, reason);
   if (!hw) return std::nullopt;
   for (const char* c : {"tp", "pp", "dp", "layers", "hidden", "heads", "ffn", "vocab", "seq_len", "global_batch_seqs"}) {
+    // An MoE row's ffn is text, read above.
+    if (row_arch->intermediate_size > 0 && std::string_view(c) == "ffn") continue;
     if (!r.number(c)) {
       reason = fmt::format("'{}' is not stated as a number ('{}')", c, r.text(c));
       return std::nullopt;
     }
   }
-  Scenario s{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt};
+  Built b{Scenario{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt}, row_arch->mtp_depth, ""};
+  Scenario& s = b.scenario;
   LlmModelSpec& m = std::get<LlmModelSpec>(s.model.workload);
   m.run_type = RunType::training;
-  m.model_type = has(arch, "swiglu") ? "llama" : "gpt";
+  m.model_type = !row_arch->model_type.empty() ? row_arch->model_type : has(arch, "swiglu") ? "llama" : "gpt";
   m.num_layers = static_cast<int>(*r.number("layers"));
   m.hidden_dim = static_cast<std::int64_t>(*r.number("hidden"));
-  m.intermediate_size = static_cast<std::int64_t>(*r.number("ffn"));
+  m.intermediate_size =
+      row_arch->intermediate_size > 0 ? row_arch->intermediate_size : static_cast<std::int64_t>(*r.number("ffn"));
   m.vocab_size = static_cast<std::int64_t>(*r.number("vocab"));
   m.seq_len = static_cast<std::int64_t>(*r.number("seq_len"));
   m.global_batch_size = static_cast<std::int64_t>(*r.number("global_batch_seqs"));
   m.attention.num_heads = static_cast<int>(*r.number("heads"));
   m.attention.kv_heads = static_cast<int>(r.number("kv_heads").value_or(m.attention.num_heads));
   m.attention.type = m.attention.kv_heads == m.attention.num_heads ? AttentionType::mha : AttentionType::gqa;
+  const AttentionSpec& text = row_arch->attention;
+  if (text.type == AttentionType::mla) {
+    m.attention.type = AttentionType::mla;
+    m.attention.kv_heads = m.attention.num_heads;
+    m.attention.kv_lora_rank = text.kv_lora_rank;
+    m.attention.q_lora_rank = text.q_lora_rank;
+    m.attention.qk_nope_head_dim = text.qk_nope_head_dim;
+    m.attention.qk_rope_head_dim = text.qk_rope_head_dim;
+    m.attention.v_head_dim = text.v_head_dim;
+  }
+  m.attention.head_dim = text.head_dim;
+  m.attention.sliding_window = text.sliding_window;
+  m.attention.global_every = text.global_every;
+  m.moe = row_arch->moe;
   // FlashAttention everywhere since 2022; the 2020 Megatron-LM tables predate it.
   m.attention.use_flash_attention = !has(r.text("framework"), "2020");
 
@@ -106,12 +113,24 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   if (has(r.text("precision"), "fp8") || has(r.text("precision"), "float8")) {
     s.hardware.sw.precision.matmul = Precision{1.0, DType::fp8};
   }
-  const long long gpus = 1LL * p.tp * p.pp * p.dp * p.cp;
+  if (row_arch->moe_row()) {
+    // The row's EP is carved out of its DP ranks; rapidllm's multiplies the GPU count.
+    const auto layout = map_expert_parallel(p.tp, p.dp, p.cp, static_cast<int>(r.number("ep").value_or(1)),
+                                            m.moe.num_experts, reason);
+    if (!layout) return std::nullopt;
+    p.dp = layout->dp;
+    p.ep = layout->ep;
+    p.tp_ep = layout->tp_ep;
+    b.note = layout->note;
+  }
+  if (b.mtp_depth > 0) b.note += fmt::format("{}MTP depth {} not modelled", b.note.empty() ? "" : "; ", b.mtp_depth);
+  const long long gpus = 1LL * p.tp * p.pp * p.dp * p.cp * p.ep;
   if (auto n = r.number("num_gpus"); n && static_cast<long long>(*n) != gpus) {
-    reason = fmt::format("tp x pp x dp x cp = {} but the row says {} GPUs", gpus, *n);
+    reason = p.ep > 1 ? fmt::format("tp x pp x dp x cp x ep = {} (after mapping EP) but the row says {} GPUs", gpus, *n)
+                      : fmt::format("tp x pp x dp x cp = {} but the row says {} GPUs", gpus, *n);
     return std::nullopt;
   }
-  return s;
+  return b;
 }
 
 CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache) {
@@ -139,13 +158,15 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache
     return c;
   }
   std::string reason;
-  auto s = scenario(r, in, reason);
-  if (!s) {
+  auto built = scenario(r, in, reason);
+  if (!built) {
     c.reason = reason;
     return c;
   }
+  if (!built->note.empty()) c.description += "; " + built->note;
+  const Scenario& s = built->scenario;
   try {
-    const Result result = predict(*s, {.cache = &cache, .exports = {}});
+    const Result result = predict(s, {.cache = &cache, .exports = {}});
     if (!result.ok()) {
       c.status = CaseStatus::failed;
       c.reason = result.message;
@@ -156,7 +177,8 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache
     if (c.metric == "tokens_per_s") c.predicted = p.tokens_per_s;
     if (c.metric == "tokens_per_s_per_gpu") c.predicted = p.tokens_per_s / p.num_gpus;
     if (c.metric == "tflops_per_gpu") {
-      c.predicted = megatron_flops(std::get<LlmModelSpec>(s->model.workload)) / p.step_time_s / p.num_gpus / 1e12;
+      const double flops = megatron_flops(std::get<LlmModelSpec>(s.model.workload), built->mtp_depth);
+      c.predicted = flops / p.step_time_s / p.num_gpus / 1e12;
     }
     c.status = CaseStatus::compared;
   } catch (const ConfigError& e) {  // an architecture the models do not cover
