@@ -65,9 +65,9 @@ struct PredictOptions {
 };
 
 // GEMM workloads run in scenario.gemm_dtype; LLM workloads predict one training step or
-// one inference run, as model.run_type says. Throws ConfigError for a workload the models
-// do not cover yet (e.g. mixture-of-experts) and for exports the workload or mode cannot
-// give (nothing is written then).
+// one inference run, as model.run_type says. Throws ConfigError for a model the config
+// cannot describe consistently and for exports the workload or mode cannot give (nothing
+// is written then).
 [[nodiscard]] Result predict(const Scenario& scenario, const PredictOptions& options = {});
 
 struct CollectiveRequest {
