@@ -7,6 +7,7 @@
 
 #include "cli_common.hpp"
 #include "rapidllm/hf_import.hpp"
+#include "rapidllm/parameter_count.hpp"
 
 namespace rapidllm::cli {
 
@@ -48,7 +49,10 @@ void add_import_hf_command(CLI::App& app) {
     options.use_flashattention = !o->no_flashattention;
     const HfImportResult result = import_hf_config_file(o->config, options);
     for (const auto& w : result.warnings) spdlog::warn("{}", w);
+    const ParameterCounts params = parameter_counts(result.model);
     write_output(result.yaml, o->output);
+    spdlog::info("{} parameters: {:.3f}e9 total, {:.3f}e9 active per token", result.architecture, params.total / 1e9,
+                 params.active / 1e9);
   });
 }
 

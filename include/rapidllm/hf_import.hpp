@@ -29,6 +29,7 @@ struct HfImportResult {
   std::string yaml;                   // the model file, starting with a comment naming the source
   std::string architecture;           // e.g. "LlamaForCausalLM"
   std::vector<std::string> warnings;  // facts the model cannot honour (also in the YAML's comments)
+  LlmModelSpec model;                 // `yaml` as load_model reads it (parameter_counts(model) sizes it)
 };
 
 // The architectures import_hf_config accepts (HF class names).
@@ -37,7 +38,8 @@ struct HfImportResult {
 // Converts the text of a config.json. `source_name` names it in the YAML's first comment and
 // in errors. Throws ConfigError for malformed JSON (with line:column), a missing or invalid
 // required field (naming it), an unsupported architecture (naming `architectures` and
-// listing the supported ones) or inconsistent options.
+// listing the supported ones) or inconsistent options. The YAML is loaded before it is
+// returned: an import never yields a file that load_model refuses.
 [[nodiscard]] HfImportResult import_hf_config(const std::string& json_text, const std::string& source_name,
                                               const HfImportOptions& options = {});
 

@@ -31,10 +31,7 @@ void reject_hf_config(const std::string& text, const SourceLocation& where) {
 }  // namespace
 
 Document Document::load(const std::string& path, ConfigFile kind) {
-  Document doc;
-  doc.kind = kind;
-  doc.file = path;
-  SourceLocation where{path, 0, 0, {}};
+  const SourceLocation where{path, 0, 0, {}};
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw ConfigError(where, "", fmt::format("cannot read the {} config: no such file", file_kind_name(kind)),
@@ -44,9 +41,17 @@ Document Document::load(const std::string& path, ConfigFile kind) {
   if (!in) throw ConfigError(where, "", "cannot open the file for reading", "check its permissions");
   std::stringstream text;
   text << in.rdbuf();
-  if (kind == ConfigFile::model) reject_hf_config(text.str(), where);
+  return parse(text.str(), path, kind);
+}
+
+Document Document::parse(const std::string& text, const std::string& name, ConfigFile kind) {
+  Document doc;
+  doc.kind = kind;
+  doc.file = name;
+  SourceLocation where{name, 0, 0, {}};
+  if (kind == ConfigFile::model) reject_hf_config(text, where);
   try {
-    doc.root = YAML::Load(text.str());
+    doc.root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     where.line = e.mark.line + 1;
     where.column = e.mark.column + 1;

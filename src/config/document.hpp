@@ -22,6 +22,8 @@ struct Document {
 
   // Reads and parses the file; a missing file or invalid YAML is a ConfigError.
   [[nodiscard]] static Document load(const std::string& path, ConfigFile kind);
+  // Parses YAML text held in memory; `name` stands for the file in errors.
+  [[nodiscard]] static Document parse(const std::string& text, const std::string& name, ConfigFile kind);
 
   // Where the value at `path` (node `node`, or the enclosing `anchor` when the key is
   // missing) came from.

@@ -4,13 +4,17 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <string_view>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "config/document.hpp"
+#include "config/model_loader.hpp"
+#include "config/schema_check.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm {
@@ -412,6 +416,11 @@ HfImportResult import_hf_config(const std::string& json_text, const std::string&
     y += "  moe:\n";
     for (const auto& m : moe) y += fmt::format("    {}\n", m);
   }
+  // Read back exactly as `predict --model` will read the file.
+  const config::Document doc =
+      config::Document::parse(y, one_line(source_name) + " (imported model YAML)", ConfigFile::model);
+  config::check_schema(doc);
+  result.model = std::get<LlmModelSpec>(config::read_model(doc).workload);
   result.yaml = std::move(y);
   return result;
 }

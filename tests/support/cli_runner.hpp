@@ -2,6 +2,7 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -27,15 +28,16 @@ inline std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
-// `args` after the binary, run in the source tree. Output files are unique per test and
-// call, because ctest runs the tests of one binary in parallel.
+// `args` after the binary, run in the source tree. Output files are unique per process,
+// test and call: ctest runs the tests of one binary in parallel, and another checkout's
+// ctest may be running the same tests on this machine.
 inline CliRun run_rapidllm(const std::string& args) {
   namespace fs = std::filesystem;
   static int calls = 0;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   // Parameterized tests carry '/' in their names ("Cases/Golden"): not in a file name.
-  std::string name = std::string("rapidllm_cli_") + info->test_suite_name() + "_" + info->name() + "_" +
-                     std::to_string(++calls);
+  std::string name = std::string("rapidllm_cli_") + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" +
+                     info->name() + "_" + std::to_string(++calls);
   std::replace(name.begin(), name.end(), '/', '_');
   const std::string stem = (fs::temp_directory_path() / name).string();
   const fs::path out = stem + ".out";

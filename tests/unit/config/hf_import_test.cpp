@@ -78,6 +78,13 @@ TEST_P(DenseImport, ConvertsLoadsAndMatchesTheJsonAndTheModelCard) {
   EXPECT_THAT(c.import.yaml, ::testing::StartsWith("# Imported by `rapidllm import-hf` from "));
   EXPECT_THAT(c.import.yaml.substr(0, c.import.yaml.find('\n')), HasSubstr(j["architectures"][0].get<std::string>()));
   EXPECT_EQ(s.model_type, tc.model_type);
+  // The import's own read-back is what load_model reads from the file.
+  EXPECT_EQ(c.import.model.model_type, s.model_type);
+  EXPECT_EQ(c.import.model.hidden_dim, s.hidden_dim);
+  EXPECT_EQ(c.import.model.intermediate_size, s.intermediate_size);
+  EXPECT_EQ(c.import.model.num_layers, s.num_layers);
+  EXPECT_EQ(c.import.model.attention.kv_heads, s.attention.kv_heads);
+  EXPECT_EQ(c.import.model.tied_embeddings, s.tied_embeddings);
   EXPECT_EQ(s.run_type, RunType::training);
   EXPECT_EQ(s.hidden_dim, j["hidden_size"].get<std::int64_t>());
   EXPECT_EQ(s.intermediate_size, j["intermediate_size"].get<std::int64_t>());
