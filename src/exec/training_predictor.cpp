@@ -54,9 +54,11 @@ int communicators(const parallel::Degrees& d) {
   return n;
 }
 
-// Every stage's memory; the peak stage first in `out.memory`.
+// Every stage's memory; the peak stage first in `out.memory`. `params`: each stage's
+// stage_parameters.
 void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vector<int>& layers,
-                const std::vector<std::vector<std::pair<int, int>>>& runs, const parallel::Batching& batching, int vpp,
+                const std::vector<std::vector<std::pair<int, int>>>& runs,
+                const std::vector<model::LayerParameters>& params, const parallel::Batching& batching, int vpp,
                 TrainingPrediction& out) {
   const auto& hw = ctx.hardware();
   const auto& d = ctx.dims();
@@ -73,12 +75,10 @@ void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vect
   const double logits = static_cast<double>(shape.tokens()) * static_cast<double>(d.vocab) / deg.tp *
                         (4.0 + shape.element_bytes);
   for (int i = 0; i < deg.pp; ++i) {
-    const bool first = i == 0;
     const bool last = i == deg.pp - 1;
     memory::StageMemoryInputs in;
-    const model::LayerParameters params = stage_parameters(ctx, runs[static_cast<std::size_t>(i)], first, last);
-    in.parameters = params.total();
-    in.expert_parameters = params.routed_experts;
+    in.parameters = params[static_cast<std::size_t>(i)].total();
+    in.expert_parameters = params[static_cast<std::size_t>(i)].routed_experts;
     in.expert_dp = deg.dp;
     in.layer_parameters = ctx.rank_layer_parameters(0).total();
     in.layers = layers[static_cast<std::size_t>(i)];
@@ -202,10 +202,13 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const int zero = dense_dp > 1 ? hw.sw.dp_zero_stage : 0;
   const std::vector<int> layers = layers_per_stage(ctx.dims().layers, deg.pp, vpp);
   const std::vector<std::vector<std::pair<int, int>>> runs = stage_layer_runs(ctx.dims().layers, deg.pp, vpp);
+  std::vector<model::LayerParameters> every_stage_params;  // per rank of each stage
+  every_stage_params.reserve(static_cast<std::size_t>(deg.pp));
   model::LayerParameters stage_params;  // per rank, the stage whose DP collective carries the most
   double params = 0.0;
   for (int i = 0; i < deg.pp; ++i) {
     const model::LayerParameters p = stage_parameters(ctx, runs[static_cast<std::size_t>(i)], i == 0, i == deg.pp - 1);
+    every_stage_params.push_back(p);
     if (i == 0 || dp_group_parameters(p, deg.ep) > params) {
       stage_params = p;
       params = dp_group_parameters(p, deg.ep);
@@ -364,7 +367,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   }
   out.stage_forward_s = stages[crit].forward_s;
   out.stage_backward_s = stages[crit].backward_s;
-  add_memory(ctx, shape, layers, runs, batching, vpp, out);
+  add_memory(ctx, shape, layers, runs, every_stage_params, batching, vpp, out);
 
   StepEnergyInputs energy_in;
   energy_in.reps = static_cast<double>(batching.flushes) * batching.micro_batches;

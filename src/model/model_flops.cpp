@@ -1,5 +1,7 @@
 #include "model/model_flops.hpp"
 
+#include <array>
+
 namespace rapidllm::model {
 
 namespace {
@@ -20,11 +22,21 @@ double attention_width(const LlmDims& d) {
 double matmul_parameters(const LlmDims& d) {
   const double head = static_cast<double>(d.vocab) * static_cast<double>(d.hidden);
   if (!d.has_moe()) return d.layers * layer_parameter_count(d) + head;
-  // A token passes its top_k routed experts (and the shared ones) only.
+  // A token passes its top_k routed experts (and the shared ones) only. Dense layers all
+  // count the same, and so do MoE layers: each kind is counted once, then summed layer by
+  // layer as before.
+  std::array<double, 2> per_layer{};
+  std::array<bool, 2> counted{};
   double layers = 0.0;
   for (int l = 0; l < d.layers; ++l) {
-    const LayerParameters p = layer_parameters(d, l);
-    layers += p.dense + (p.routed_experts > 0.0 ? d.moe.top_k * mlp_parameter_count(d, d.moe.expert_ffn) : 0.0);
+    const std::size_t moe = d.moe_layer(l) ? 1 : 0;
+    if (!counted[moe]) {
+      const LayerParameters p = layer_parameters(d, l);
+      per_layer[moe] =
+          p.dense + (p.routed_experts > 0.0 ? d.moe.top_k * mlp_parameter_count(d, d.moe.expert_ffn) : 0.0);
+      counted[moe] = true;
+    }
+    layers += per_layer[moe];
   }
   return layers + head;
 }
