@@ -348,19 +348,22 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
       apply_simulation(ctx, *sim, stages[crit].forward_s, out);
       out.execution.symmetry = options.symmetric;
       const int replicas_apart = (sim->units - deg.pp) / std::max(1, deg.pp);
+      const bool ep = deg.ep > 1;  // expert-parallel ranks are replicas of the dense layers too
+      const std::string ep_groups = ep ? fmt::format(" x {}", deg.ep) : "";
       out.execution.reductions =
           options.symmetric && replicas_apart > 0
-              ? fmt::format("one unit per pipeline stage stands for the DP replicas and CP ranks alike ({} of {} x {} "
+              ? fmt::format("one unit per pipeline stage stands for the DP replicas and CP{} ranks alike ({} of {} x {}{} "
                             "TP groups per stage); {} replica(s) holding a fault's GPU simulated one by one ({}); "
                             "identical layers share one op graph",
-                            deg.dp * deg.cp - replicas_apart, deg.dp, deg.cp, replicas_apart, options.symmetry_note)
+                            ep ? " and EP" : "", deg.dp * deg.cp * deg.ep - replicas_apart, deg.dp, deg.cp, ep_groups,
+                            replicas_apart, options.symmetry_note)
           : options.symmetric
               ? fmt::format("one unit per pipeline stage stands for its {} DP replicas x {} CP "
-                            "ranks x {} TP lanes; identical layers share one op graph",
-                            deg.dp, deg.cp, deg.tp)
-                                     : fmt::format("no symmetry: every (stage, DP replica, CP rank) group simulated; "
-                                                   "TP lanes move in lockstep; {}",
-                                                   options.symmetry_note);
+                            "ranks{} x {} TP lanes; identical layers share one op graph",
+                            deg.dp, deg.cp, ep ? fmt::format(" x {} EP ranks", deg.ep) : "", deg.tp)
+              : fmt::format("no symmetry: every (stage, DP replica, CP rank{}) group simulated; "
+                            "TP lanes move in lockstep; {}",
+                            ep ? ", EP rank" : "", options.symmetry_note);
       if (options.timeline != nullptr) *options.timeline = std::move(sim->timeline);
     }
     if (options.graph != nullptr) *options.graph = std::move(graph);

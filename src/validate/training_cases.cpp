@@ -137,7 +137,9 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache
   CaseResult c;
   c.row_id = r.text("row_id");
   c.source = source_name(r.text("source"));
-  c.kind = "training";
+  // Mixture-of-experts rows are summarised (and gated) on their own: their error is not the
+  // dense rows' and should not hide in it.
+  c.kind = r.text("moe_experts").empty() ? "training" : "training_moe";
   c.description = fmt::format("{} on {} x {}{}", r.text("model"), r.text("num_gpus"), r.text("gpu").substr(0, 14),
                               r.number("micro_batch") ? "" : " (micro-batch assumed 1)");
   // The published metric, in order of preference.

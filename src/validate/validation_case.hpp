@@ -11,7 +11,7 @@ enum class CaseStatus { compared, skipped, failed };
 struct CaseResult {
   std::string row_id;
   std::string source;   // short source name (see source_name())
-  std::string kind;     // training, inference, collective, memory
+  std::string kind;     // training, training_moe (mixture-of-experts rows), inference, collective, memory
   std::string metric;   // what is compared, with its unit: step_time_s, tpot_s, busbw_bytes_per_s, ...
   std::string description;  // model and configuration in a few words
   CaseStatus status = CaseStatus::skipped;
