@@ -37,8 +37,8 @@ void check_expert_parallelism(const model::LlmDims& d, const HardwareSpec& hw, R
     }
     return;
   }
-  if (d.moe.experts % ep != 0) {
-    throw InfeasibleError(fmt::format("{} = {} does not divide moe.num_experts = {}", key, ep, d.moe.experts));
+  if (d.moe.num_experts % ep != 0) {
+    throw InfeasibleError(fmt::format("{} = {} does not divide moe.num_experts = {}", key, ep, d.moe.num_experts));
   }
   if (run == RunType::training && !p.tp_ep && p.tp > 1) {
     throw InfeasibleError(

@@ -47,10 +47,10 @@ double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& 
   const model::ExpertLoad load = model::expert_load(d, s);
   const double rows = load.rows * load.hot_rank_factor;
   const double routed_tokens = static_cast<double>(s.ep > 1 ? s.norm_tokens() : s.tokens());
-  bytes += routed_tokens * d.moe.experts * 4.0;                        // fp32 router scores
+  bytes += routed_tokens * d.moe.num_experts * 4.0;                        // fp32 router scores
   bytes += 2.0 * rows * h * e;                                         // expert inputs and outputs
   bytes += rows * static_cast<double>(load.ffn) * per_width * e;       // expert intermediates
-  bytes += tokens * static_cast<double>(d.moe.shared * d.moe.expert_ffn) / t * per_width * e;  // shared experts
+  bytes += tokens * static_cast<double>(d.moe.n_shared_experts * d.moe.moe_intermediate_size) / t * per_width * e;  // shared experts
   return bytes;
 }
 

@@ -71,7 +71,7 @@ MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d
   // the logits of the last positions are fp32.
   const double tokens = static_cast<double>(batch) * static_cast<double>(prompt) / par.cp;
   const std::int64_t widest_mlp = d.has_moe() ? std::max(d.has_dense_layers() ? d.ffn : 0,
-                                                   d.moe.expert_ffn * d.moe.top_k + d.moe.expert_ffn * d.moe.shared)
+                                                   d.moe.moe_intermediate_size * d.moe.top_k + d.moe.moe_intermediate_size * d.moe.n_shared_experts)
                                         : d.ffn;
   const double widest = std::max<double>(static_cast<double>(d.hidden), 2.0 * static_cast<double>(widest_mlp) / par.tp);
   add("activations", tokens * (static_cast<double>(d.hidden) + widest) * prec.tensor_format.bytes);

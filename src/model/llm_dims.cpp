@@ -25,13 +25,11 @@ LlmDims llm_dims(const LlmModelSpec& spec, const std::string& source) {
   d.mlp = gpt ? MlpKind::gelu : MlpKind::swiglu;
   d.norm = gpt ? NormKind::layernorm : NormKind::rmsnorm;
   d.rope = !gpt;
-  const MoeSpec& m = spec.moe;
-  d.moe = MoeDims{m.num_experts, m.top_k, m.moe_intermediate_size, m.n_shared_experts, m.expert_imbalance_factor,
-                  m.moe_layer_freq, m.first_k_dense_replace};
-  if (d.has_moe() && d.moe.first_dense > 0 && d.ffn == 0) {
+  d.moe = spec.moe;
+  if (d.has_moe() && d.moe.first_k_dense_replace > 0 && d.ffn == 0) {
     throw ConfigError(where, "model_param.intermediate_size",
                       fmt::format("the first {} layers are dense (first_k_dense_replace) but intermediate_size is 0",
-                                  d.moe.first_dense),
+                                  d.moe.first_k_dense_replace),
                       "set intermediate_size to the dense layers' MLP width");
   }
   if (spec.attention.type == AttentionType::mla) {
@@ -79,9 +77,9 @@ LayerParameters layer_parameters(const LlmDims& d, int layer) {
     p.dense += mlp_parameter_count(d, d.ffn);
     return p;
   }
-  const double expert = mlp_parameter_count(d, d.moe.expert_ffn);
-  p.dense += h * d.moe.experts + d.moe.shared * expert;  // router and shared experts
-  p.routed_experts = d.moe.experts * expert;
+  const double expert = mlp_parameter_count(d, d.moe.moe_intermediate_size);
+  p.dense += h * d.moe.num_experts + d.moe.n_shared_experts * expert;  // router and shared experts
+  p.routed_experts = d.moe.num_experts * expert;
   return p;
 }
 
@@ -108,7 +106,7 @@ double active_parameter_count(const LlmDims& d) {
   double layers = 0.0;
   for (int l = 0; l < d.layers; ++l) {
     const LayerParameters p = layer_parameters(d, l);
-    layers += p.dense + (p.routed_experts > 0.0 ? d.moe.top_k * mlp_parameter_count(d, d.moe.expert_ffn) : 0.0);
+    layers += p.dense + (p.routed_experts > 0.0 ? d.moe.top_k * mlp_parameter_count(d, d.moe.moe_intermediate_size) : 0.0);
   }
   return layers + outside_layers(d);
 }

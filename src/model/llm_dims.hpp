@@ -12,22 +12,6 @@ namespace rapidllm::model {
 enum class MlpKind { gelu, swiglu };   // gpt: up + GELU + down; llama family: gate/up + SiLU*up + down
 enum class NormKind { layernorm, rmsnorm };
 
-// Mixture of experts (DeepSeek/Megatron terms): layer l (0-based) routes each token to
-// top_k of `experts` expert MLPs of width expert_ffn when l >= first_dense and
-// l % layer_freq == 0; `shared` always-active experts of the same width run beside them.
-// The other layers keep the dense MLP of width LlmDims::ffn. experts = 1: a dense model.
-struct MoeDims {
-  int experts = 1;
-  int top_k = 1;
-  std::int64_t expert_ffn = 0;
-  int shared = 0;
-  // RAPID-LLM's one-hot imbalance: one expert gets `imbalance` x the average tokens, the
-  // others share the rest evenly (1 = balanced).
-  double imbalance = 1.0;
-  int layer_freq = 1;
-  int first_dense = 0;
-};
-
 // Multi-head latent attention (DeepSeek-V2/V3): queries through a q_lora-rank bottleneck
 // (0 = a plain projection), keys and values from one kv_lora-rank latent plus a shared
 // rope key of qk_rope dims per token; per head qk_nope + qk_rope query/key dims and v_head
@@ -62,15 +46,20 @@ struct LlmDims {
   // with global_every = k > 0 layers k-1, 2k-1, ... (0-based) stay global.
   std::int64_t sliding_window = 0;
   int global_every = 0;
-  MoeDims moe;
+  // Mixture of experts (DeepSeek/Megatron terms, docs/moe-mla.md): layer l (0-based) routes
+  // each token to top_k of num_experts expert MLPs of width moe_intermediate_size when
+  // l >= first_k_dense_replace and l % moe_layer_freq == 0, beside n_shared_experts
+  // always-active ones; the other layers keep the dense MLP of width ffn. One expert gets
+  // expert_imbalance_factor x the mean tokens (RAPID-LLM's one-hot imbalance).
+  MoeSpec moe;
   bool mla = false;
   MlaDims latent;
 
-  [[nodiscard]] bool has_moe() const { return moe.experts > 1; }
+  [[nodiscard]] bool has_moe() const { return moe.num_experts > 1; }
   // Whether some layer has the dense MLP.
-  [[nodiscard]] bool has_dense_layers() const { return !has_moe() || moe.first_dense > 0 || moe.layer_freq > 1; }
+  [[nodiscard]] bool has_dense_layers() const { return !has_moe() || moe.first_k_dense_replace > 0 || moe.moe_layer_freq > 1; }
   [[nodiscard]] bool moe_layer(int layer) const {
-    return has_moe() && layer >= moe.first_dense && layer % std::max(1, moe.layer_freq) == 0;
+    return has_moe() && layer >= moe.first_k_dense_replace && layer % std::max(1, moe.moe_layer_freq) == 0;
   }
 
   // The window layer `layer` (0-based) attends over; 0 = full attention.

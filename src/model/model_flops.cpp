@@ -33,7 +33,7 @@ double matmul_parameters(const LlmDims& d) {
     if (!counted[moe]) {
       const LayerParameters p = layer_parameters(d, l);
       per_layer[moe] =
-          p.dense + (p.routed_experts > 0.0 ? d.moe.top_k * mlp_parameter_count(d, d.moe.expert_ffn) : 0.0);
+          p.dense + (p.routed_experts > 0.0 ? d.moe.top_k * mlp_parameter_count(d, d.moe.moe_intermediate_size) : 0.0);
       counted[moe] = true;
     }
     layers += per_layer[moe];

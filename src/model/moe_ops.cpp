@@ -17,20 +17,20 @@ std::int64_t ceil_rows(double rows) { return std::max<std::int64_t>(1, static_ca
 }  // namespace
 
 ExpertLoad expert_load(const LlmDims& d, const LocalShape& s) {
-  const MoeDims& m = d.moe;
-  if (m.experts % s.ep != 0) {
-    throw InfeasibleError(fmt::format("num_experts = {} is not divisible by the expert-parallel degree {}", m.experts,
+  const MoeSpec& m = d.moe;
+  if (m.num_experts % s.ep != 0) {
+    throw InfeasibleError(fmt::format("num_experts = {} is not divisible by the expert-parallel degree {}", m.num_experts,
                                       s.ep));
   }
   ExpertLoad load;
-  load.local_experts = m.experts / s.ep;
-  load.ffn = tp_split(m.expert_ffn, s.tp, "moe_intermediate_size");
+  load.local_experts = m.num_experts / s.ep;
+  load.ffn = tp_split(m.moe_intermediate_size, s.tp, "moe_intermediate_size");
   const double tokens = as_double(s.tokens());  // per TP group on this CP rank
   load.rows = tokens * m.top_k;
   const double e = load.local_experts;
   // Each of the EP group's ep x T tokens picks top_k of E experts: an expert is missed by
   // all of them with probability (1 - k/E)^(ep T); the local experts that receive rows.
-  const double hit = 1.0 - std::pow(1.0 - static_cast<double>(m.top_k) / m.experts, s.ep * tokens);
+  const double hit = 1.0 - std::pow(1.0 - static_cast<double>(m.top_k) / m.num_experts, s.ep * tokens);
   const double active = e * hit;
   if (active < e - 0.5) {
     // Few tokens (decode): the expected distinct experts share the rows evenly.
@@ -40,8 +40,8 @@ ExpertLoad expert_load(const LlmDims& d, const LocalShape& s) {
   }
   // One-hot imbalance: the hot expert alpha x the mean rows, the others beta x.
   const double mean = load.rows / e;
-  const double alpha = m.imbalance;
-  const double beta = m.experts > 1 ? (m.experts - alpha) / (m.experts - 1) : 1.0;
+  const double alpha = m.expert_imbalance_factor;
+  const double beta = m.num_experts > 1 ? (m.num_experts - alpha) / (m.num_experts - 1) : 1.0;
   load.hot_rank_factor = (alpha + (e - 1.0) * beta) / e;
   load.groups.push_back({1, ceil_rows(alpha * mean)});
   if (load.local_experts > 1) load.groups.push_back({load.local_experts - 1, ceil_rows(beta * mean)});
@@ -49,7 +49,7 @@ ExpertLoad expert_load(const LlmDims& d, const LocalShape& s) {
 }
 
 void append_moe_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>& ops) {
-  const MoeDims& m = d.moe;
+  const MoeSpec& m = d.moe;
   const ExpertLoad load = expert_load(d, s);
   const double eb = s.element_bytes;
   const double h = as_double(d.hidden);
@@ -58,8 +58,8 @@ void append_moe_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>& ops)
   const std::int64_t routed_tokens = s.ep > 1 ? s.norm_tokens() : s.tokens();
   const double rt = as_double(routed_tokens);
   // Router: logits over the experts, then softmax / sigmoid and top-k (fp32 scores).
-  ops.push_back(gemm_op(kMoeRouter, OpClass::router, TpRole::none, routed_tokens, m.experts, d.hidden));
-  const double scores = rt * m.experts * 4.0 / eb;
+  ops.push_back(gemm_op(kMoeRouter, OpClass::router, TpRole::none, routed_tokens, m.num_experts, d.hidden));
+  const double scores = rt * m.num_experts * 4.0 / eb;
   ops.push_back(memory_op("moe_topk", OpClass::router, 2.0 * scores, 3.0 * scores, eb));
   // Permute: copy each token to its top_k expert slots (read h, write k x h per token).
   const double copies = rt * m.top_k * h;
@@ -80,8 +80,8 @@ void append_moe_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>& ops)
   if (s.fp8_linears) ops.push_back(fp8_casts("moe_expert_down_fp8_casts", rows, load.ffn, d.hidden, false));
   // Un-permute: weight each copy by its router probability and sum them per token.
   ops.push_back(memory_op(kMoeUnpermute, OpClass::router, copies + rt * h, 2.0 * copies + rt * h, eb));
-  if (m.shared > 0) {
-    append_mlp_ops(d, s, tp_split(m.shared * m.expert_ffn, s.tp, "n_shared_experts x moe_intermediate_size"),
+  if (m.n_shared_experts > 0) {
+    append_mlp_ops(d, s, tp_split(m.n_shared_experts * m.moe_intermediate_size, s.tp, "n_shared_experts x moe_intermediate_size"),
                    MlpNames{"shared_expert_up", "shared_expert_up_fp8_casts",
                             gated ? "shared_expert_swiglu" : "shared_expert_gelu", "shared_expert_down",
                             "shared_expert_down_fp8_casts"},

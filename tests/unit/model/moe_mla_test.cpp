@@ -75,7 +75,7 @@ TEST(MoeLayers, FirstKDenseAndLayerFrequency) {
   LlmDims d = reference("DeepSeekV3.yaml");
   EXPECT_FALSE(d.moe_layer(2));
   EXPECT_TRUE(d.moe_layer(3));
-  d.moe.layer_freq = 2;  // every second layer from first_dense on
+  d.moe.moe_layer_freq = 2;  // every second layer from first_dense on
   EXPECT_TRUE(d.moe_layer(4));
   EXPECT_FALSE(d.moe_layer(5));
   const auto kinds = d.layer_kinds(0, d.layers);
@@ -136,7 +136,7 @@ TEST(ExpertParallel, DispatchVolumeIsTokensTopKHiddenBytesTimesEpMinusOneOverEp)
 
 TEST(ExpertParallel, OneHotImbalanceLoadsTheHotRank) {
   LlmDims d = reference("DeepSeekV3.yaml");
-  d.moe.imbalance = 2.0;
+  d.moe.expert_imbalance_factor = 2.0;
   LocalShape s;
   s.micro_batch = 1;
   s.seq = 4096;
