@@ -9,6 +9,7 @@
 #include "rapidllm/config.hpp"
 #include "rapidllm/output_format.hpp"
 #include "rapidllm/predict.hpp"
+#include "rapidllm/sweep.hpp"
 
 namespace rapidllm {
 
@@ -18,6 +19,10 @@ namespace rapidllm {
 
 [[nodiscard]] std::string render_collective(const CollectiveEstimate& estimate, const CollectiveRequest& request,
                                             const HardwareSpec& hardware, OutputFormat format);
+
+// A sweep: table = its best points and Pareto front with a summary; csv = one row per point
+// with fixed columns; json = the summary, every point, the ranking and the front.
+[[nodiscard]] std::string render_sweep(const SweepResult& result, OutputFormat format);
 
 // `rapidllm config list`: key path, file, type, unit, default and meaning of each setting.
 [[nodiscard]] std::string render_settings(const std::vector<SettingInfo>& settings, OutputFormat format);

@@ -1,0 +1,185 @@
+// Sweep reports: a table of the best points and the Pareto front, one CSV row per point
+// (fixed columns whatever the plan), or JSON with everything.
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+#include "api/json_text.hpp"
+#include "rapidllm/report.hpp"
+#include "rapidllm/version.hpp"
+
+namespace rapidllm {
+
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+std::string_view recompute_name(ActivationRecompute r) {
+  switch (r) {
+    case ActivationRecompute::none: return "none";
+    case ActivationRecompute::selective: return "selective";
+    case ActivationRecompute::full: return "full";
+  }
+  return "?";
+}
+
+nlohmann::json plan_json(const Plan& p) {
+  return {{"tp", p.tp}, {"sp", p.sp}, {"cp", p.cp}, {"ep", p.ep}, {"pp", p.pp}, {"dp", p.dp},
+          {"schedule", to_string(p.schedule)}, {"vpp", p.vpp}, {"micro_batch_size", p.micro_batch_size},
+          {"zero_stage", p.zero_stage}, {"recompute", recompute_name(p.recompute)}};
+}
+
+nlohmann::json point_json(const SweepPoint& p, const SweepResult& r) {
+  nlohmann::json varied = nlohmann::json::object();
+  for (std::size_t k = 0; k < r.varied_keys.size(); ++k) varied[r.varied_keys[k]] = p.varied[k];
+  nlohmann::json j = {{"index", p.index}, {"varied", varied}, {"plan", plan_json(p.plan)},
+                      {"status", to_string(p.status)}, {"reason", p.reason}};
+  if (p.status == PointStatus::invalid || p.status == PointStatus::infeasible) return j;
+  j["time_s"] = p.time_s;
+  j["tokens_per_s"] = p.tokens_per_s;
+  j["tokens_per_s_per_gpu"] = p.tokens_per_s_per_gpu;
+  if (r.run_type == RunType::training) {
+    j["mfu"] = p.mfu;
+  } else {
+    j["ttft_s"] = p.ttft_s;
+    j["tpot_s"] = p.tpot_s;
+    j["tokens_per_s_per_user"] = p.tokens_per_s_per_user;
+  }
+  j["peak_memory_bytes"] = p.peak_memory_bytes;
+  j["memory_capacity_bytes"] = p.memory_capacity_bytes;
+  j["fits_in_memory"] = p.peak_memory_bytes <= p.memory_capacity_bytes;
+  j["energy_j"] = p.energy_j;
+  if (p.refined_time_s) j["refined_time_s"] = *p.refined_time_s;
+  return j;
+}
+
+nlohmann::json summary_json(const SweepResult& r) {
+  std::map<std::string, int> by_status;
+  for (const auto& p : r.points) ++by_status[std::string(to_string(p.status))];
+  return {{"run_type", r.run_type == RunType::training ? "training" : "inference"},
+          {"points", r.points.size()},
+          {"evaluated", r.evaluated},
+          {"by_status", by_status}};
+}
+
+std::string csv_number(double v, bool present) { return present ? fmt::format("{:.17g}", v) : ""; }
+
+std::string csv(const SweepResult& r) {
+  std::vector<std::string> header{"index"};
+  for (const auto& k : r.varied_keys) header.push_back(k);
+  for (const char* c : {"tp", "sp", "cp", "ep", "pp", "dp", "schedule", "vpp", "micro_batch_size", "zero_stage",
+                        "recompute", "status", "time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "ttft_s",
+                        "tpot_s", "peak_memory_bytes", "memory_capacity_bytes", "fits_in_memory", "energy_j",
+                        "refined_time_s", "reason"}) {
+    header.emplace_back(c);
+  }
+  std::string out = fmt::format("{}\n", fmt::join(header, ","));
+  const bool training = r.run_type == RunType::training;
+  for (const auto& p : r.points) {
+    const bool measured = p.status != PointStatus::invalid && p.status != PointStatus::infeasible;
+    const Plan& q = p.plan;
+    std::vector<std::string> f{std::to_string(p.index)};
+    for (const auto& v : p.varied) f.push_back(v);
+    for (int v : {q.tp}) f.push_back(std::to_string(v));
+    f.emplace_back(q.sp ? "true" : "false");
+    for (int v : {q.cp, q.ep, q.pp, q.dp}) f.push_back(std::to_string(v));
+    f.emplace_back(to_string(q.schedule));
+    for (int v : {q.vpp, q.micro_batch_size, q.zero_stage}) f.push_back(std::to_string(v));
+    f.emplace_back(recompute_name(q.recompute));
+    f.emplace_back(to_string(p.status));
+    for (const auto& [v, present] : {std::pair{p.time_s, measured}, {p.tokens_per_s, measured},
+                                     {p.tokens_per_s_per_gpu, measured}, {p.mfu, measured && training},
+                                     {p.ttft_s, measured && !training}, {p.tpot_s, measured && !training},
+                                     {p.peak_memory_bytes, measured}, {p.memory_capacity_bytes, measured}}) {
+      f.push_back(csv_number(v, present));
+    }
+    f.emplace_back(!measured ? "" : p.peak_memory_bytes <= p.memory_capacity_bytes ? "true" : "false");
+    f.push_back(csv_number(p.energy_j, measured));
+    f.push_back(csv_number(p.refined_time_s.value_or(0.0), p.refined_time_s.has_value()));
+    // Reasons may hold commas: quoted, quotes doubled.
+    std::string reason;
+    for (char c : p.reason) reason += c == '"' ? std::string("\"\"") : std::string(1, c);
+    f.push_back(fmt::format("\"{}\"", reason));
+    out += fmt::format("{}\n", fmt::join(f, ","));
+  }
+  return out;
+}
+
+std::string plan_text(const Plan& p, RunType run) {
+  std::string s = fmt::format("tp{}{} cp{} ep{} pp{} {}{}", p.tp, p.sp ? "+sp" : "", p.cp, p.ep, p.pp,
+                              run == RunType::training ? "dp" : "x", p.dp);
+  if (run == RunType::training) {
+    s += fmt::format(" {}{} mbs{} zero{} rc:{}", to_string(p.schedule),
+                     p.schedule == PipelineSchedule::interleaved_1f1b ? fmt::format("(v{})", p.vpp) : "",
+                     p.micro_batch_size, p.zero_stage, recompute_name(p.recompute));
+  }
+  return s;
+}
+
+std::string rows(const SweepResult& r, const std::vector<std::size_t>& which) {
+  const bool training = r.run_type == RunType::training;
+  std::string out = fmt::format("{:>4}  {:<62}", "#", "plan");
+  for (const auto& k : r.varied_keys) out += fmt::format("  {:>12}", k.substr(k.rfind('.') + 1));
+  out += training ? fmt::format("  {:>11}  {:>12}  {:>6}  {:>10}", "step_s", "tok/s/GPU", "MFU", "mem_GiB")
+                  : fmt::format("  {:>11}  {:>12}  {:>10}  {:>10}  {:>10}", "total_s", "tok/s/GPU", "tok/s/user",
+                                "TTFT_s", "mem_GiB");
+  const bool refined = !which.empty() && r.points[which.front()].refined_time_s.has_value();
+  if (refined) out += fmt::format("  {:>11}", "simulated_s");
+  out += "\n";
+  int rank = 0;
+  for (std::size_t i : which) {
+    const SweepPoint& p = r.points[i];
+    out += fmt::format("{:>4}  {:<62}", ++rank, plan_text(p.plan, r.run_type));
+    for (const auto& v : p.varied) out += fmt::format("  {:>12}", v);
+    out += training ? fmt::format("  {:>11.4g}  {:>12.1f}  {:>5.1f}%  {:>10.1f}", p.time_s, p.tokens_per_s_per_gpu,
+                                  100.0 * p.mfu, p.peak_memory_bytes / kGiB)
+                    : fmt::format("  {:>11.4g}  {:>12.1f}  {:>10.1f}  {:>10.4g}  {:>10.1f}", p.time_s,
+                                  p.tokens_per_s_per_gpu, p.tokens_per_s_per_user, p.ttft_s, p.peak_memory_bytes / kGiB);
+    if (refined) out += p.refined_time_s ? fmt::format("  {:>11.4g}", *p.refined_time_s) : fmt::format("  {:>11}", "");
+    out += "\n";
+  }
+  return out;
+}
+
+std::string table(const SweepResult& r) {
+  std::map<std::string, int> by_status;
+  for (const auto& p : r.points) ++by_status[std::string(to_string(p.status))];
+  std::string counts;
+  for (const auto& [status, n] : by_status) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, status);
+  // No wall time here: the report is the same whatever the machine or --jobs (the command
+  // logs the rate).
+  std::string out = fmt::format("# rapidllm {} sweep: {} points ({}), {} predicted\n\n", kVersion, r.points.size(),
+                                counts, r.evaluated);
+  if (r.ranking.empty()) return out + "no plan runs and fits: see the reasons with --format csv\n";
+  out += fmt::format("best {} by throughput per GPU\n", r.ranking.size()) + rows(r, r.ranking);
+  out += fmt::format("\nPareto front ({}): throughput per GPU vs {}\n", r.pareto.size(),
+                     r.run_type == RunType::training ? "memory headroom" : "throughput per user") +
+         rows(r, r.pareto);
+  return out;
+}
+
+}  // namespace
+
+std::string render_sweep(const SweepResult& result, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::csv: return csv(result);
+    case OutputFormat::json: {
+      nlohmann::json points = nlohmann::json::array();
+      for (const auto& p : result.points) points.push_back(point_json(p, result));
+      return detail::json_text({{"version", kVersion},
+                                {"schema_version", kSchemaVersion},
+                                {"summary", summary_json(result)},
+                                {"varied_keys", result.varied_keys},
+                                {"points", points},
+                                {"ranking", result.ranking},
+                                {"pareto", result.pareto}});
+    }
+    case OutputFormat::table: break;
+  }
+  return table(result);
+}
+
+}  // namespace rapidllm

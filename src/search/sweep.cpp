@@ -1,0 +1,210 @@
+// rapidllm::sweep: variants x plans, each point predicted through the facade on a pool of
+// `jobs` threads (one PredictionCache each; point i on thread i % jobs, so the results do
+// not depend on the thread count), then ranked, the Pareto front taken and the best
+// points optionally re-predicted with the simulated step.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "rapidllm/error.hpp"
+#include "rapidllm/predict.hpp"
+#include "rapidllm/scenario.hpp"
+#include "rapidllm/sweep.hpp"
+#include "search/pareto.hpp"
+#include "search/plan_space.hpp"
+
+namespace rapidllm {
+
+std::string_view to_string(PointStatus s) {
+  switch (s) {
+    case PointStatus::ok: return "ok";
+    case PointStatus::does_not_fit: return "does_not_fit";
+    case PointStatus::invalid: return "invalid";
+    case PointStatus::infeasible: return "infeasible";
+    case PointStatus::over_limit: return "over_limit";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Variant {
+  std::vector<std::string> values;  // one per vary key
+  Scenario scenario;
+  std::vector<Plan> plans;
+};
+
+// Every combination of the varied values, the first key varying slowest.
+std::vector<std::vector<std::string>> combinations(const std::vector<SweepVary>& vary) {
+  std::vector<std::vector<std::string>> out{{}};
+  for (const SweepVary& v : vary) {
+    std::vector<std::vector<std::string>> next;
+    for (const auto& prefix : out) {
+      for (const std::string& value : v.values) {
+        next.push_back(prefix);
+        next.back().push_back(value);
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+void fill_metrics(const Result& r, const SweepOptions& options, SweepPoint& p) {
+  if (!r.ok()) {
+    p.status = PointStatus::infeasible;
+    p.reason = r.message;
+    return;
+  }
+  const MemoryBreakdown* memory = nullptr;
+  if (const auto* t = std::get_if<TrainingPrediction>(&r.prediction)) {
+    p.time_s = t->step_time_s;
+    p.tokens_per_s = t->tokens_per_s;
+    p.tokens_per_s_per_gpu = t->tokens_per_s / t->num_gpus;
+    p.mfu = t->mfu;
+    p.energy_j = t->energy.energy_j;
+    memory = &t->memory;
+  } else if (const auto* i = std::get_if<InferencePrediction>(&r.prediction)) {
+    p.time_s = i->total_time_s;
+    p.tokens_per_s = i->decode_tokens_per_s;
+    p.tokens_per_s_per_gpu = i->decode_tokens_per_s / i->num_gpus;
+    p.ttft_s = i->prefill_time_s;
+    p.tpot_s = i->tpot.mean_s;
+    p.tokens_per_s_per_user = i->tpot.mean_s > 0.0 ? 1.0 / i->tpot.mean_s : 0.0;
+    p.energy_j = i->energy.energy_j;
+    memory = &i->memory;
+  }
+  p.peak_memory_bytes = memory->total_bytes;
+  p.memory_capacity_bytes = memory->capacity_bytes;
+  if (p.peak_memory_bytes > p.memory_capacity_bytes) {
+    p.status = PointStatus::does_not_fit;
+    p.reason = fmt::format("needs {:.1f} GiB of {:.1f} GiB per GPU", p.peak_memory_bytes / 1073741824.0,
+                           p.memory_capacity_bytes / 1073741824.0);
+  } else if (options.max_ttft_s && p.ttft_s > *options.max_ttft_s) {
+    p.status = PointStatus::over_limit;
+    p.reason = fmt::format("time to first token {:.4g} s > {:.4g} s", p.ttft_s, *options.max_ttft_s);
+  } else if (options.max_tpot_s && p.tpot_s > *options.max_tpot_s) {
+    p.status = PointStatus::over_limit;
+    p.reason = fmt::format("time per output token {:.4g} s > {:.4g} s", p.tpot_s, *options.max_tpot_s);
+  }
+}
+
+// One point: the cheap rules first, then the prediction.
+void evaluate(const Variant& v, const SweepOptions& options, PredictionCache& cache, SweepPoint& p,
+              std::atomic<std::int64_t>& evaluated) {
+  const auto& model = std::get<LlmModelSpec>(v.scenario.model.workload);
+  if (auto rule = search::broken_rule(p.plan, model)) {
+    p.status = PointStatus::invalid;
+    p.reason = std::move(*rule);
+    return;
+  }
+  Scenario s = v.scenario;
+  search::apply_plan(p.plan, model.run_type, s.hardware);
+  evaluated.fetch_add(1, std::memory_order_relaxed);
+  try {
+    fill_metrics(predict(s, {.cache = &cache, .exports = {}}), options, p);
+  } catch (const Error& e) {  // a combination the config cannot describe
+    p.status = PointStatus::invalid;
+    p.reason = e.what();
+  }
+}
+
+// Higher throughput first (per GPU for inference: the GPU count is fixed, the replicas
+// are not), then the earlier point.
+bool better(const SweepPoint& a, const SweepPoint& b) {
+  if (a.tokens_per_s_per_gpu != b.tokens_per_s_per_gpu) return a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+  return a.index < b.index;
+}
+
+}  // namespace
+
+SweepResult sweep(const std::string& hardware_path, const std::string& model_path,
+                  const std::vector<std::string>& overrides, const SweepOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.gpus < 1) throw ConfigError(SourceLocation{}, "--gpus", "the GPU count must be >= 1", "e.g. --gpus 512");
+  if (options.shard_count < 1 || options.shard_index < 0 || options.shard_index >= options.shard_count) {
+    throw ConfigError(SourceLocation{}, "--shard", fmt::format("shard {}/{} does not exist", options.shard_index,
+                                                               options.shard_count),
+                      "give i/N with 0 <= i < N");
+  }
+  SweepResult out;
+  for (const SweepVary& v : options.vary) out.varied_keys.push_back(v.key);
+  std::vector<Variant> variants;
+  for (auto& values : combinations(options.vary)) {
+    std::vector<std::string> sets = overrides;
+    for (std::size_t k = 0; k < values.size(); ++k) sets.push_back(options.vary[k].key + "=" + values[k]);
+    Variant v{std::move(values), load_scenario(hardware_path, model_path, sets), {}};
+    const auto* model = std::get_if<LlmModelSpec>(&v.scenario.model.workload);
+    if (model == nullptr) {
+      throw ConfigError(SourceLocation{model_path, 0, 0, {}}, "model_param.mode", "a sweep needs an LLM model",
+                        "GEMM workloads have no parallel plan to search");
+    }
+    out.run_type = model->run_type;
+    v.plans = search::enumerate_plans(search::complete_axes(options.axes, *model, options.gpus), *model, options.gpus);
+    variants.push_back(std::move(v));
+  }
+  // Every point of this shard: (variant, plan) in enumeration order.
+  std::vector<std::pair<std::size_t, std::size_t>> where;
+  std::int64_t index = 0;
+  for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+    for (std::size_t pi = 0; pi < variants[vi].plans.size(); ++pi, ++index) {
+      if (index % options.shard_count != options.shard_index) continue;
+      SweepPoint p;
+      p.index = index;
+      p.varied = variants[vi].values;
+      p.plan = variants[vi].plans[pi];
+      out.points.push_back(std::move(p));
+      where.emplace_back(vi, pi);
+    }
+  }
+
+  const int jobs = std::max(1, options.jobs);
+  const auto total = static_cast<std::int64_t>(out.points.size());
+  std::atomic<std::int64_t> done{0};
+  std::atomic<std::int64_t> evaluated{0};
+  const auto work = [&](int worker) {
+    PredictionCache cache;
+    for (std::size_t i = static_cast<std::size_t>(worker); i < out.points.size(); i += static_cast<std::size_t>(jobs)) {
+      evaluate(variants[where[i].first], options, cache, out.points[i], evaluated);
+      const std::int64_t n = done.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (worker == 0 && options.progress && n % 256 == 0) options.progress(n, total);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < jobs; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& t : pool) t.join();
+  if (options.progress) options.progress(total, total);
+  out.evaluated = evaluated.load();
+
+  std::vector<std::size_t> ok;
+  for (std::size_t i = 0; i < out.points.size(); ++i) {
+    if (out.points[i].status == PointStatus::ok) ok.push_back(i);
+  }
+  std::sort(ok.begin(), ok.end(), [&](std::size_t a, std::size_t b) { return better(out.points[a], out.points[b]); });
+  out.ranking.assign(ok.begin(), ok.begin() + std::min<std::ptrdiff_t>(std::max(0, options.top),
+                                                                     static_cast<std::ptrdiff_t>(ok.size())));
+  out.pareto = search::pareto_front(out.points, ok, out.run_type);
+
+  if (options.refine > 0) {
+    // The best points again with the whole step simulated on the cluster's network.
+    PredictionCache cache;
+    const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(options.refine), ok.size());
+    for (std::size_t r = 0; r < n; ++r) {
+      SweepPoint& p = out.points[ok[r]];
+      Scenario s = variants[where[ok[r]].first].scenario;
+      search::apply_plan(p.plan, out.run_type, s.hardware);
+      s.hardware.execution.mode = ExecutionMode::full_astrasim_hierarchical;
+      const Result refined = predict(s, {.cache = &cache, .exports = {}});
+      if (const auto* t = std::get_if<TrainingPrediction>(&refined.prediction)) p.refined_time_s = t->step_time_s;
+      if (const auto* i = std::get_if<InferencePrediction>(&refined.prediction)) p.refined_time_s = i->total_time_s;
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace rapidllm

@@ -1,0 +1,149 @@
+// The sweep against brute force: every point of a small space predicted one by one through
+// load_scenario + predict with the plan given as --set overrides (not the sweep's own plan
+// writer), ranked independently; and the output's independence of --jobs and --shard.
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "api_fixtures.hpp"
+#include "rapidllm/predict.hpp"
+#include "rapidllm/report.hpp"
+#include "rapidllm/sweep.hpp"
+
+namespace rapidllm {
+namespace {
+
+using testing::source_path;
+
+const std::string kHardware = source_path("configs/hardware/H100_SXM5_80GB.yaml");
+const std::string kModel = source_path("configs/models/llama3.1-8b.yaml");
+
+std::string recompute_name(ActivationRecompute r) {
+  return r == ActivationRecompute::none ? "none" : r == ActivationRecompute::selective ? "selective" : "full";
+}
+
+std::vector<std::string> plan_overrides(const Plan& p) {
+  return {fmt::format("parallelism.tp={}", p.tp),
+          fmt::format("parallelism.tp_sp={}", p.sp),
+          fmt::format("parallelism.cp={}", p.cp),
+          fmt::format("parallelism.pp={}", p.pp),
+          fmt::format("parallelism.train.dp={}", p.dp),
+          fmt::format("parallelism.train.ep={}", p.ep),
+          fmt::format("parallelism.pp_schedule={}", to_string(p.schedule)),
+          fmt::format("parallelism.vpp={}", p.vpp),
+          fmt::format("parallelism.micro_batch_size={}", p.micro_batch_size),
+          fmt::format("sw_param.dp_zero_stage={}", p.zero_stage),
+          fmt::format("sw_param.activation_recompute={}", recompute_name(p.recompute))};
+}
+
+SweepOptions small_space() {
+  SweepOptions o;
+  o.gpus = 16;
+  o.top = 10;
+  o.axes.tp = {1, 2, 4, 8};
+  o.axes.cp = {1, 2};
+  o.axes.pp = {1, 2, 4};
+  o.axes.micro_batch_size = {1, 2, 3};
+  o.axes.zero_stage = {0, 1};
+  o.axes.recompute = {ActivationRecompute::selective, ActivationRecompute::full};
+  return o;
+}
+
+TEST(Sweep, BestPointsEqualABruteForcePredictionOfEveryPoint) {
+  const std::vector<std::string> sets{"model_param.global_batch_size=64", "model_param.seq_len=4096"};
+  const SweepResult r = sweep(kHardware, kModel, sets, small_space());
+  ASSERT_GT(r.points.size(), 100u);
+  PredictionCache cache;
+  std::vector<std::pair<double, std::int64_t>> brute;  // (tokens/s/GPU, index) of every point that runs and fits
+  int invalid = 0;
+  for (const SweepPoint& p : r.points) {
+    std::vector<std::string> all = sets;
+    for (const auto& o : plan_overrides(p.plan)) all.push_back(o);
+    const Result result = predict(load_scenario(kHardware, kModel, all), {.cache = &cache, .exports = {}});
+    if (p.status == PointStatus::invalid) {
+      // A rule caught it before predicting: the prediction itself refuses it too.
+      EXPECT_FALSE(result.ok()) << p.index << " " << p.reason;
+      EXPECT_FALSE(p.reason.empty());
+      ++invalid;
+      continue;
+    }
+    ASSERT_TRUE(result.ok()) << p.index << ": " << result.message;
+    const auto& t = std::get<TrainingPrediction>(result.prediction);
+    EXPECT_DOUBLE_EQ(p.time_s, t.step_time_s) << p.index;
+    EXPECT_EQ(p.status == PointStatus::does_not_fit, t.memory.total_bytes > t.memory.capacity_bytes) << p.index;
+    if (p.status == PointStatus::ok) brute.emplace_back(t.tokens_per_s / t.num_gpus, p.index);
+  }
+  EXPECT_GT(invalid, 0);  // mbs 3 never divides, cp 2 with ...
+  std::sort(brute.begin(), brute.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  ASSERT_EQ(r.ranking.size(), 10u);
+  for (std::size_t k = 0; k < r.ranking.size(); ++k) {
+    EXPECT_EQ(r.points[r.ranking[k]].index, brute[k].second) << "rank " << k;
+  }
+}
+
+TEST(Sweep, InfeasiblePointsCarryTheirReason) {
+  SweepOptions o = small_space();
+  o.axes.micro_batch_size = {3};
+  const SweepResult r = sweep(kHardware, kModel, {"model_param.global_batch_size=64"}, o);
+  ASSERT_FALSE(r.points.empty());
+  for (const SweepPoint& p : r.points) {
+    EXPECT_EQ(p.status, PointStatus::invalid);
+    EXPECT_THAT(p.reason, ::testing::HasSubstr("micro-batch size"));
+  }
+  EXPECT_EQ(r.evaluated, 0);
+  EXPECT_TRUE(r.ranking.empty());
+}
+
+TEST(Sweep, OutputDoesNotDependOnJobsAndShardsPartitionThePoints) {
+  SweepOptions o = small_space();
+  o.vary = {{"tech_param.DRAM.bandwidth", {"2 TB/s", "3.35 TB/s"}}};
+  const std::vector<std::string> sets{"model_param.global_batch_size=64"};
+  const SweepResult one = sweep(kHardware, kModel, sets, o);
+  o.jobs = 2;
+  const SweepResult two = sweep(kHardware, kModel, sets, o);
+  EXPECT_EQ(render_sweep(one, OutputFormat::csv), render_sweep(two, OutputFormat::csv));
+  EXPECT_EQ(render_sweep(one, OutputFormat::json), render_sweep(two, OutputFormat::json));
+  // Two shards hold every point once, with the same numbers.
+  std::map<std::int64_t, double> times;
+  o.jobs = 1;
+  o.shard_count = 2;
+  for (int s = 0; s < 2; ++s) {
+    o.shard_index = s;
+    for (const auto& p : sweep(kHardware, kModel, sets, o).points) times[p.index] = p.time_s;
+  }
+  ASSERT_EQ(times.size(), one.points.size());
+  for (const auto& p : one.points) EXPECT_EQ(times[p.index], p.time_s);
+  // Faster HBM never makes a plan slower.
+  const std::size_t half = one.points.size() / 2;
+  for (std::size_t i = 0; i < half; ++i) {
+    if (one.points[i].status == PointStatus::ok) {
+      EXPECT_LE(one.points[half + i].time_s, one.points[i].time_s);
+    }
+  }
+}
+
+TEST(Sweep, ParetoFrontIsNotDominated) {
+  const SweepResult r = sweep(kHardware, kModel, {"model_param.global_batch_size=64"}, small_space());
+  ASSERT_FALSE(r.pareto.empty());
+  const auto headroom = [&](const SweepPoint& p) { return p.memory_capacity_bytes - p.peak_memory_bytes; };
+  for (std::size_t f : r.pareto) {
+    for (const SweepPoint& q : r.points) {
+      if (q.status != PointStatus::ok) continue;
+      const SweepPoint& p = r.points[f];
+      const bool dominates = q.tokens_per_s_per_gpu >= p.tokens_per_s_per_gpu && headroom(q) >= headroom(p) &&
+                             (q.tokens_per_s_per_gpu > p.tokens_per_s_per_gpu || headroom(q) > headroom(p));
+      EXPECT_FALSE(dominates) << p.index << " dominated by " << q.index;
+    }
+  }
+  // The fastest point is on the front.
+  EXPECT_EQ(r.pareto.front(), r.ranking.front());
+}
+
+}  // namespace
+}  // namespace rapidllm
