@@ -1,0 +1,47 @@
+// Plan-search speed: `rapidllm sweep` of Llama-3.1-70B (global batch 1024, seq 8192) on
+// 1024 H100s over the default axes (docs/sweep.md), as points per second (every point:
+// rejected by a rule or predicted) and predictions per second, on 1 and 2 threads; and a
+// design sweep crossing the plans with 16 HBM bandwidths. Each iteration is one whole
+// sweep from the config files (cold kernel cache included).
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "rapidllm/sweep.hpp"
+
+namespace {
+
+using namespace rapidllm;
+
+const std::string kHardware = std::string(RAPIDLLM_SOURCE_DIR) + "/configs/hardware/H100_SXM5_80GB.yaml";
+const std::string kModel = std::string(RAPIDLLM_SOURCE_DIR) + "/configs/models/llama3.1-70b.yaml";
+
+void run(benchmark::State& state, SweepOptions o) {
+  o.gpus = 1024;
+  o.jobs = static_cast<int>(state.range(0));
+  std::int64_t points = 0;
+  std::int64_t predicted = 0;
+  for (auto _ : state) {
+    const SweepResult r = sweep(kHardware, kModel, {"model_param.global_batch_size=1024"}, o);
+    points += static_cast<std::int64_t>(r.points.size());
+    predicted += r.evaluated;
+  }
+  state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
+  state.counters["predictions_per_s"] = benchmark::Counter(static_cast<double>(predicted), benchmark::Counter::kIsRate);
+  state.counters["points"] = static_cast<double>(points) / static_cast<double>(state.iterations());
+}
+
+void BM_PlanSweepLlama70B1024(benchmark::State& state) { run(state, SweepOptions{}); }
+
+void BM_DesignSweepHbmBandwidth(benchmark::State& state) {
+  SweepOptions o;
+  SweepVary v{"tech_param.DRAM.bandwidth", {}};
+  for (int i = 0; i < 16; ++i) v.values.push_back(std::to_string(2.0e12 + i * 0.2e12));
+  o.vary = {v};
+  run(state, o);
+}
+
+}  // namespace
+
+BENCHMARK(BM_PlanSweepLlama70B1024)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_DesignSweepHbmBandwidth)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
