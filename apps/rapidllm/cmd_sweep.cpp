@@ -206,10 +206,33 @@ void add_sweep_command(CLI::App& app) {
     o->sweep.max_ttft_s = o->max_ttft_s;
     o->sweep.max_tpot_s = o->max_tpot_s;
     o->sweep.progress = progress_bar();
+    const OutputFormat format = format_of(o->output);
+    // CSV streams one row per point (memory bounded however big the space); the table keeps
+    // only the best points and the front; JSON keeps every point.
+    std::optional<StreamedOutput> csv;
+    std::vector<std::string> keys;
+    for (const auto& v : o->sweep.vary) keys.push_back(v.key);
+    bool header = false;  // written with the first row: a config error prints nothing
+    if (format == OutputFormat::csv) {
+      csv.emplace(o->output.path);
+      o->sweep.keep_points = false;
+      o->sweep.on_point = [&](const SweepPoint& p, RunType run) {
+        if (!header) csv->write(sweep_csv_header(keys));
+        header = true;
+        csv->write(sweep_csv_row(p, run));
+      };
+    } else {
+      o->sweep.keep_points = format == OutputFormat::json;
+    }
     const SweepResult r = sweep(o->hardware, o->model, o->sets, o->sweep);
-    spdlog::info("{} points ({} predicted) in {:.3g} s: {:.0f} points/s on {} thread(s)", r.points.size(), r.evaluated,
-                 r.seconds, r.seconds > 0 ? static_cast<double>(r.points.size()) / r.seconds : 0.0, o->sweep.jobs);
-    write_output(render_sweep(r, format_of(o->output)), o->output.path);
+    spdlog::info("{} points ({} predicted) in {:.3g} s: {:.0f} points/s on {} thread(s)", r.total, r.evaluated,
+                 r.seconds, r.seconds > 0 ? static_cast<double>(r.total) / r.seconds : 0.0, o->sweep.jobs);
+    if (csv) {
+      if (!header) csv->write(sweep_csv_header(keys));
+      csv->commit();
+    } else {
+      write_output(render_sweep(r, format), o->output.path);
+    }
   });
 }
 

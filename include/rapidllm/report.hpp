@@ -3,6 +3,8 @@
 // configuration that produced it (reproducible outputs). JSON ends with a newline.
 #pragma once
 
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,9 +22,13 @@ namespace rapidllm {
 [[nodiscard]] std::string render_collective(const CollectiveEstimate& estimate, const CollectiveRequest& request,
                                             const HardwareSpec& hardware, OutputFormat format);
 
-// A sweep: table = its best points and Pareto front with a summary; csv = one row per point
-// with fixed columns; json = the summary, every point, the ranking and the front.
+// A sweep: table = its best points and Pareto front with a summary; csv = one row per kept
+// point with fixed columns; json = the summary, the best points, the front and every kept
+// point.
 [[nodiscard]] std::string render_sweep(const SweepResult& result, OutputFormat format);
+// The sweep CSV a line at a time, to stream a big sweep (SweepOptions::on_point).
+[[nodiscard]] std::string sweep_csv_header(const std::vector<std::string>& varied_keys);
+[[nodiscard]] std::string sweep_csv_row(const SweepPoint& point, RunType run);
 
 // `rapidllm config list`: key path, file, type, unit, default and meaning of each setting.
 [[nodiscard]] std::string render_settings(const std::vector<SettingInfo>& settings, OutputFormat format);
@@ -30,5 +36,24 @@ namespace rapidllm {
 // Writes `text` to `path` whole (temp file + rename, so a failed run never leaves half a
 // result behind), or to stdout when path is empty or "-". Throws Error on I/O failure.
 void write_output(const std::string& text, const std::string& path);
+
+// The same for output written piece by piece (a streamed sweep): to stdout as it comes, or
+// to `path` through a temp file renamed by commit(); destroyed uncommitted (an error on
+// the way), it removes the temp file, so no half-written result is left. Throws Error on
+// I/O failure.
+class StreamedOutput {
+ public:
+  explicit StreamedOutput(const std::string& path);
+  ~StreamedOutput();
+  StreamedOutput(const StreamedOutput&) = delete;
+  StreamedOutput& operator=(const StreamedOutput&) = delete;
+  void write(const std::string& text);
+  void commit();
+
+ private:
+  std::string path_;
+  std::string temp_;
+  std::unique_ptr<std::ofstream> file_;
+};
 
 }  // namespace rapidllm

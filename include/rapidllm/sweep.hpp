@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,15 +84,23 @@ struct SweepOptions {
   int shard_count = 1;
   // Called now and then from the calling thread with (points done, points in all).
   std::function<void(std::int64_t, std::int64_t)> progress;
+  // Called with every point of the shard in enumeration order, from the calling thread, as
+  // soon as it and all before it are done (stream them out: a big sweep need not be held).
+  std::function<void(const SweepPoint&, RunType)> on_point;
+  // Keep every point in SweepResult::points (off: only the best and the Pareto front are
+  // kept, memory bounded whatever the size of the space).
+  bool keep_points = true;
 };
 
 struct SweepResult {
   RunType run_type = RunType::training;
   std::vector<std::string> varied_keys;
-  std::vector<SweepPoint> points;           // every point of this shard, in enumeration order
-  std::vector<std::size_t> ranking;          // indices into points: the best `top`, best first
-  std::vector<std::size_t> pareto;           // the Pareto-optimal ok points (sorted by throughput)
-  std::int64_t evaluated = 0;                // points predicted (not rejected by a rule first)
+  std::vector<SweepPoint> points;  // every point of this shard in enumeration order (keep_points)
+  std::vector<SweepPoint> best;    // the best `top` ok points, best first
+  std::vector<SweepPoint> pareto;  // the Pareto-optimal ok points, highest throughput first
+  std::int64_t total = 0;          // points of this shard
+  std::int64_t evaluated = 0;      // points predicted (not rejected by a rule first)
+  std::map<PointStatus, std::int64_t> by_status;
   double seconds = 0.0;                      // wall time of the sweep
 };
 

@@ -1,5 +1,6 @@
 // Sweep reports: a table of the best points and the Pareto front, one CSV row per point
 // (fixed columns whatever the plan), or JSON with everything.
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -57,56 +58,15 @@ nlohmann::json point_json(const SweepPoint& p, const SweepResult& r) {
 }
 
 nlohmann::json summary_json(const SweepResult& r) {
-  std::map<std::string, int> by_status;
-  for (const auto& p : r.points) ++by_status[std::string(to_string(p.status))];
+  std::map<std::string, std::int64_t> by_status;
+  for (const auto& [status, n] : r.by_status) by_status[std::string(to_string(status))] = n;
   return {{"run_type", r.run_type == RunType::training ? "training" : "inference"},
-          {"points", r.points.size()},
+          {"points", r.total},
           {"evaluated", r.evaluated},
           {"by_status", by_status}};
 }
 
 std::string csv_number(double v, bool present) { return present ? fmt::format("{:.17g}", v) : ""; }
-
-std::string csv(const SweepResult& r) {
-  std::vector<std::string> header{"index"};
-  for (const auto& k : r.varied_keys) header.push_back(k);
-  for (const char* c : {"tp", "sp", "cp", "ep", "pp", "dp", "schedule", "vpp", "micro_batch_size", "zero_stage",
-                        "recompute", "status", "time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "ttft_s",
-                        "tpot_s", "peak_memory_bytes", "memory_capacity_bytes", "fits_in_memory", "energy_j",
-                        "refined_time_s", "reason"}) {
-    header.emplace_back(c);
-  }
-  std::string out = fmt::format("{}\n", fmt::join(header, ","));
-  const bool training = r.run_type == RunType::training;
-  for (const auto& p : r.points) {
-    const bool measured = p.status != PointStatus::invalid && p.status != PointStatus::infeasible;
-    const Plan& q = p.plan;
-    std::vector<std::string> f{std::to_string(p.index)};
-    for (const auto& v : p.varied) f.push_back(v);
-    for (int v : {q.tp}) f.push_back(std::to_string(v));
-    f.emplace_back(q.sp ? "true" : "false");
-    for (int v : {q.cp, q.ep, q.pp, q.dp}) f.push_back(std::to_string(v));
-    f.emplace_back(to_string(q.schedule));
-    for (int v : {q.vpp, q.micro_batch_size, q.zero_stage}) f.push_back(std::to_string(v));
-    f.emplace_back(recompute_name(q.recompute));
-    f.emplace_back(to_string(p.status));
-    for (const auto& [v, present] : {std::pair{p.time_s, measured}, {p.tokens_per_s, measured},
-                                     {p.tokens_per_s_per_gpu, measured}, {p.mfu, measured && training},
-                                     {p.ttft_s, measured && !training}, {p.tpot_s, measured && !training},
-                                     {p.peak_memory_bytes, measured}, {p.memory_capacity_bytes, measured}}) {
-      f.push_back(csv_number(v, present));
-    }
-    f.emplace_back(!measured ? "" : p.peak_memory_bytes <= p.memory_capacity_bytes ? "true" : "false");
-    f.push_back(csv_number(p.energy_j, measured));
-    f.push_back(csv_number(p.refined_time_s.value_or(0.0), p.refined_time_s.has_value()));
-    // Reasons may hold commas: quoted, quotes doubled.
-    std::string reason;
-    for (char c : p.reason) reason += c == '"' ? std::string("\"\"") : std::string(1, c);
-    f.push_back(fmt::format("\"{}\"", reason));
-    out += fmt::format("{}\n", fmt::join(f, ","));
-  }
-  return out;
-}
 
 std::string plan_text(const Plan& p, RunType run) {
   std::string s = fmt::format("tp{}{} cp{} ep{} pp{} {}{}", p.tp, p.sp ? "+sp" : "", p.cp, p.ep, p.pp,
@@ -119,19 +79,18 @@ std::string plan_text(const Plan& p, RunType run) {
   return s;
 }
 
-std::string rows(const SweepResult& r, const std::vector<std::size_t>& which) {
+std::string rows(const SweepResult& r, const std::vector<SweepPoint>& which) {
   const bool training = r.run_type == RunType::training;
   std::string out = fmt::format("{:>4}  {:<62}", "#", "plan");
   for (const auto& k : r.varied_keys) out += fmt::format("  {:>12}", k.substr(k.rfind('.') + 1));
   out += training ? fmt::format("  {:>11}  {:>12}  {:>6}  {:>10}", "step_s", "tok/s/GPU", "MFU", "mem_GiB")
                   : fmt::format("  {:>11}  {:>12}  {:>10}  {:>10}  {:>10}", "total_s", "tok/s/GPU", "tok/s/user",
                                 "TTFT_s", "mem_GiB");
-  const bool refined = !which.empty() && r.points[which.front()].refined_time_s.has_value();
+  const bool refined = std::any_of(which.begin(), which.end(), [](const SweepPoint& p) { return p.refined_time_s; });
   if (refined) out += fmt::format("  {:>11}", "simulated_s");
   out += "\n";
   int rank = 0;
-  for (std::size_t i : which) {
-    const SweepPoint& p = r.points[i];
+  for (const SweepPoint& p : which) {
     out += fmt::format("{:>4}  {:<62}", ++rank, plan_text(p.plan, r.run_type));
     for (const auto& v : p.varied) out += fmt::format("  {:>12}", v);
     out += training ? fmt::format("  {:>11.4g}  {:>12.1f}  {:>5.1f}%  {:>10.1f}", p.time_s, p.tokens_per_s_per_gpu,
@@ -145,16 +104,16 @@ std::string rows(const SweepResult& r, const std::vector<std::size_t>& which) {
 }
 
 std::string table(const SweepResult& r) {
-  std::map<std::string, int> by_status;
-  for (const auto& p : r.points) ++by_status[std::string(to_string(p.status))];
   std::string counts;
-  for (const auto& [status, n] : by_status) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, status);
+  for (const auto& [status, n] : r.by_status) {
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, to_string(status));
+  }
   // No wall time here: the report is the same whatever the machine or --jobs (the command
   // logs the rate).
-  std::string out = fmt::format("# rapidllm {} sweep: {} points ({}), {} predicted\n\n", kVersion, r.points.size(),
-                                counts, r.evaluated);
-  if (r.ranking.empty()) return out + "no plan runs and fits: see the reasons with --format csv\n";
-  out += fmt::format("best {} by throughput per GPU\n", r.ranking.size()) + rows(r, r.ranking);
+  std::string out = fmt::format("# rapidllm {} sweep: {} points ({}), {} predicted\n\n", kVersion, r.total, counts,
+                                r.evaluated);
+  if (r.best.empty()) return out + "no plan runs and fits: see the reasons with --format csv\n";
+  out += fmt::format("best {} by throughput per GPU\n", r.best.size()) + rows(r, r.best);
   out += fmt::format("\nPareto front ({}): throughput per GPU vs {}\n", r.pareto.size(),
                      r.run_type == RunType::training ? "memory headroom" : "throughput per user") +
          rows(r, r.pareto);
@@ -163,19 +122,67 @@ std::string table(const SweepResult& r) {
 
 }  // namespace
 
+std::string sweep_csv_header(const std::vector<std::string>& varied_keys) {
+  std::vector<std::string> header{"index"};
+  for (const auto& k : varied_keys) header.push_back(k);
+  for (const char* c : {"tp", "sp", "cp", "ep", "pp", "dp", "schedule", "vpp", "micro_batch_size", "zero_stage",
+                        "recompute", "status", "time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "ttft_s",
+                        "tpot_s", "peak_memory_bytes", "memory_capacity_bytes", "fits_in_memory", "energy_j",
+                        "refined_time_s", "reason"}) {
+    header.emplace_back(c);
+  }
+  return fmt::format("{}\n", fmt::join(header, ","));
+}
+
+std::string sweep_csv_row(const SweepPoint& p, RunType run) {
+  const bool training = run == RunType::training;
+  const bool measured = p.status != PointStatus::invalid && p.status != PointStatus::infeasible;
+  const Plan& q = p.plan;
+  std::vector<std::string> f{std::to_string(p.index)};
+  for (const auto& v : p.varied) f.push_back(v);
+  f.push_back(std::to_string(q.tp));
+  f.emplace_back(q.sp ? "true" : "false");
+  for (int v : {q.cp, q.ep, q.pp, q.dp}) f.push_back(std::to_string(v));
+  f.emplace_back(to_string(q.schedule));
+  for (int v : {q.vpp, q.micro_batch_size, q.zero_stage}) f.push_back(std::to_string(v));
+  f.emplace_back(recompute_name(q.recompute));
+  f.emplace_back(to_string(p.status));
+  for (const auto& [v, present] : {std::pair{p.time_s, measured}, {p.tokens_per_s, measured},
+                                   {p.tokens_per_s_per_gpu, measured}, {p.mfu, measured && training},
+                                   {p.ttft_s, measured && !training}, {p.tpot_s, measured && !training},
+                                   {p.peak_memory_bytes, measured}, {p.memory_capacity_bytes, measured}}) {
+    f.push_back(csv_number(v, present));
+  }
+  f.emplace_back(!measured ? "" : p.peak_memory_bytes <= p.memory_capacity_bytes ? "true" : "false");
+  f.push_back(csv_number(p.energy_j, measured));
+  f.push_back(csv_number(p.refined_time_s.value_or(0.0), p.refined_time_s.has_value()));
+  // Reasons may hold commas: quoted, quotes doubled.
+  std::string reason;
+  for (char c : p.reason) reason += c == '"' ? std::string("\"\"") : std::string(1, c);
+  f.push_back(fmt::format("\"{}\"", reason));
+  return fmt::format("{}\n", fmt::join(f, ","));
+}
+
 std::string render_sweep(const SweepResult& result, OutputFormat format) {
   switch (format) {
-    case OutputFormat::csv: return csv(result);
+    case OutputFormat::csv: {
+      std::string out = sweep_csv_header(result.varied_keys);
+      for (const auto& p : result.points) out += sweep_csv_row(p, result.run_type);
+      return out;
+    }
     case OutputFormat::json: {
-      nlohmann::json points = nlohmann::json::array();
-      for (const auto& p : result.points) points.push_back(point_json(p, result));
+      const auto list = [&](const std::vector<SweepPoint>& points) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& p : points) out.push_back(point_json(p, result));
+        return out;
+      };
       return detail::json_text({{"version", kVersion},
                                 {"schema_version", kSchemaVersion},
                                 {"summary", summary_json(result)},
                                 {"varied_keys", result.varied_keys},
-                                {"points", points},
-                                {"ranking", result.ranking},
-                                {"pareto", result.pareto}});
+                                {"best", list(result.best)},
+                                {"pareto", list(result.pareto)},
+                                {"points", list(result.points)}});
     }
     case OutputFormat::table: break;
   }

@@ -1,6 +1,12 @@
-// The report.hpp functions that io/ implements as they are.
+// The report.hpp functions that io/ implements as they are, and the streamed output.
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
 #include "io/output.hpp"
 #include "io/settings_report.hpp"
+#include "rapidllm/error.hpp"
 #include "rapidllm/report.hpp"
 
 namespace rapidllm {
@@ -10,5 +16,45 @@ std::string render_settings(const std::vector<SettingInfo>& settings, OutputForm
 }
 
 void write_output(const std::string& text, const std::string& path) { io::write_output(text, path); }
+
+StreamedOutput::StreamedOutput(const std::string& path) : path_(path) {
+  if (path.empty() || path == "-") return;
+  temp_ = path + ".partial";
+  file_ = std::make_unique<std::ofstream>(temp_, std::ios::binary | std::ios::trunc);
+  if (!*file_) throw Error(fmt::format("cannot write '{}': check that its folder exists and is writable", path));
+}
+
+StreamedOutput::~StreamedOutput() {
+  if (file_) {
+    file_.reset();
+    std::error_code ec;
+    std::filesystem::remove(temp_, ec);
+  }
+}
+
+void StreamedOutput::write(const std::string& text) {
+  if (!file_) {
+    std::cout << text;
+    return;
+  }
+  *file_ << text;
+  if (!*file_) throw Error(fmt::format("writing '{}' failed (disk full?)", path_));
+}
+
+void StreamedOutput::commit() {
+  if (!file_) {
+    std::cout.flush();
+    return;
+  }
+  file_->close();
+  const bool ok = static_cast<bool>(*file_);
+  file_.reset();
+  std::error_code ec;
+  if (ok) std::filesystem::rename(temp_, path_, ec);
+  if (!ok || ec) {
+    std::filesystem::remove(temp_, ec);
+    throw Error(fmt::format("cannot write '{}'", path_));
+  }
+}
 
 }  // namespace rapidllm

@@ -1,34 +1,27 @@
 #include "search/pareto.hpp"
 
 #include <algorithm>
-#include <limits>
 
 namespace rapidllm::search {
 
-std::vector<std::size_t> pareto_front(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& candidates,
-                                      RunType run) {
-  const auto x = [&](std::size_t i) { return points[i].tokens_per_s_per_gpu; };
-  const auto y = [&](std::size_t i) {
-    const SweepPoint& p = points[i];
-    return run == RunType::training ? p.memory_capacity_bytes - p.peak_memory_bytes : p.tokens_per_s_per_user;
+void add_to_front(std::vector<SweepPoint>& front, const SweepPoint& p, RunType run) {
+  const auto x = [](const SweepPoint& q) { return q.tokens_per_s_per_gpu; };
+  const auto y = [run](const SweepPoint& q) {
+    return run == RunType::training ? q.memory_capacity_bytes - q.peak_memory_bytes : q.tokens_per_s_per_user;
   };
-  std::vector<std::size_t> order = candidates;
-  // By x descending (ties: y descending, then enumeration order): a point is on the front
-  // when its y beats every point before it.
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+  // The order the front is read in: throughput down, then the second axis down, then index.
+  const auto before = [&](const SweepPoint& a, const SweepPoint& b) {
     if (x(a) != x(b)) return x(a) > x(b);
     if (y(a) != y(b)) return y(a) > y(b);
-    return points[a].index < points[b].index;
-  });
-  std::vector<std::size_t> front;
-  double best_y = -std::numeric_limits<double>::infinity();
-  for (std::size_t i : order) {
-    if (y(i) > best_y) {
-      front.push_back(i);
-      best_y = y(i);
-    }
-  }
-  return front;
+    return a.index < b.index;
+  };
+  const auto pos = std::find_if(front.begin(), front.end(), [&](const SweepPoint& f) { return !before(f, p); });
+  // Everything before p in that order has at least its throughput; the last of them has
+  // the highest second axis.
+  if (pos != front.begin() && y(*(pos - 1)) >= y(p)) return;
+  const auto inserted = front.insert(pos, p);
+  const auto beaten = std::find_if(inserted + 1, front.end(), [&](const SweepPoint& f) { return y(f) > y(p); });
+  front.erase(inserted + 1, beaten);
 }
 
 }  // namespace rapidllm::search

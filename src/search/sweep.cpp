@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -92,16 +93,16 @@ void fill_metrics(const Result& r, const SweepOptions& options, SweepPoint& p) {
   }
 }
 
-// One point: the cheap rules first, then the prediction.
-void evaluate(const Variant& v, const SweepOptions& options, PredictionCache& cache, SweepPoint& p,
+// One point: the cheap rules first, then the prediction with the plan written into `s`
+// (every plan field is written, so the previous point's plan leaves no trace).
+void evaluate(Scenario& s, const SweepOptions& options, PredictionCache& cache, SweepPoint& p,
               std::atomic<std::int64_t>& evaluated) {
-  const auto& model = std::get<LlmModelSpec>(v.scenario.model.workload);
+  const auto& model = std::get<LlmModelSpec>(s.model.workload);
   if (auto rule = search::broken_rule(p.plan, model)) {
     p.status = PointStatus::invalid;
     p.reason = std::move(*rule);
     return;
   }
-  Scenario s = v.scenario;
   search::apply_plan(p.plan, model.run_type, s.hardware);
   evaluated.fetch_add(1, std::memory_order_relaxed);
   try {
@@ -119,6 +120,17 @@ bool better(const SweepPoint& a, const SweepPoint& b) {
   return a.index < b.index;
 }
 
+// Keeps the best `top` ok points, best first.
+void add_to_best(std::vector<SweepPoint>& best, const SweepPoint& p, int top) {
+  if (top <= 0) return;
+  if (static_cast<int>(best.size()) == top && !better(p, best.back())) return;
+  best.insert(std::upper_bound(best.begin(), best.end(), p, better), p);
+  if (static_cast<int>(best.size()) > top) best.pop_back();
+}
+
+// Points are evaluated a chunk at a time by every worker and handed on in order.
+constexpr std::int64_t kChunk = 4096;
+
 }  // namespace
 
 SweepResult sweep(const std::string& hardware_path, const std::string& model_path,
@@ -133,6 +145,8 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
   SweepResult out;
   for (const SweepVary& v : options.vary) out.varied_keys.push_back(v.key);
   std::vector<Variant> variants;
+  // first[v]: the index of variant v's first point.
+  std::vector<std::int64_t> first{0};
   for (auto& values : combinations(options.vary)) {
     std::vector<std::string> sets = overrides;
     for (std::size_t k = 0; k < values.size(); ++k) sets.push_back(options.vary[k].key + "=" + values[k]);
@@ -144,63 +158,73 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
     }
     out.run_type = model->run_type;
     v.plans = search::enumerate_plans(search::complete_axes(options.axes, *model, options.gpus), *model, options.gpus);
+    first.push_back(first.back() + static_cast<std::int64_t>(v.plans.size()));
     variants.push_back(std::move(v));
   }
-  // Every point of this shard: (variant, plan) in enumeration order.
-  std::vector<std::pair<std::size_t, std::size_t>> where;
-  std::int64_t index = 0;
-  for (std::size_t vi = 0; vi < variants.size(); ++vi) {
-    for (std::size_t pi = 0; pi < variants[vi].plans.size(); ++pi, ++index) {
-      if (index % options.shard_count != options.shard_index) continue;
-      SweepPoint p;
-      p.index = index;
-      p.varied = variants[vi].values;
-      p.plan = variants[vi].plans[pi];
-      out.points.push_back(std::move(p));
-      where.emplace_back(vi, pi);
-    }
-  }
+  const std::int64_t all = first.back();
+  const std::int64_t shard = options.shard_index;
+  const std::int64_t step = options.shard_count;
+  out.total = all > shard ? (all - shard + step - 1) / step : 0;
+  const auto variant_of = [&](std::int64_t index) {
+    return static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), index) - first.begin() - 1);
+  };
 
   const int jobs = std::max(1, options.jobs);
-  const auto total = static_cast<std::int64_t>(out.points.size());
-  std::atomic<std::int64_t> done{0};
+  std::vector<PredictionCache> caches(static_cast<std::size_t>(jobs));
+  // Each worker plays its variant's scenario with the plan written in, no copy per point.
+  std::vector<std::vector<std::optional<Scenario>>> scenarios(static_cast<std::size_t>(jobs));
+  for (auto& s : scenarios) s.resize(variants.size());
   std::atomic<std::int64_t> evaluated{0};
-  const auto work = [&](int worker) {
-    PredictionCache cache;
-    for (std::size_t i = static_cast<std::size_t>(worker); i < out.points.size(); i += static_cast<std::size_t>(jobs)) {
-      evaluate(variants[where[i].first], options, cache, out.points[i], evaluated);
-      const std::int64_t n = done.fetch_add(1, std::memory_order_relaxed) + 1;
-      if (worker == 0 && options.progress && n % 256 == 0) options.progress(n, total);
+  std::vector<SweepPoint> chunk;
+  if (options.keep_points) out.points.reserve(static_cast<std::size_t>(out.total));
+  for (std::int64_t begin = 0; begin < out.total; begin += kChunk) {
+    const std::int64_t n = std::min(kChunk, out.total - begin);
+    chunk.assign(static_cast<std::size_t>(n), SweepPoint{});
+    const auto work = [&](int worker) {
+      for (std::int64_t j = worker; j < n; j += jobs) {
+        SweepPoint& p = chunk[static_cast<std::size_t>(j)];
+        p.index = shard + (begin + j) * step;
+        const std::size_t vi = variant_of(p.index);
+        const Variant& v = variants[vi];
+        p.varied = v.values;
+        p.plan = v.plans[static_cast<std::size_t>(p.index - first[vi])];
+        auto& scenario = scenarios[static_cast<std::size_t>(worker)][vi];
+        if (!scenario) scenario = v.scenario;
+        evaluate(*scenario, options, caches[static_cast<std::size_t>(worker)], p, evaluated);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int w = 1; w < jobs; ++w) pool.emplace_back(work, w);
+    work(0);
+    for (auto& t : pool) t.join();
+    for (SweepPoint& p : chunk) {
+      if (options.on_point) options.on_point(p, out.run_type);
+      ++out.by_status[p.status];
+      if (p.status == PointStatus::ok) {
+        add_to_best(out.best, p, options.top);
+        search::add_to_front(out.pareto, p, out.run_type);
+      }
+      if (options.keep_points) out.points.push_back(std::move(p));
     }
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < jobs; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (auto& t : pool) t.join();
-  if (options.progress) options.progress(total, total);
-  out.evaluated = evaluated.load();
-
-  std::vector<std::size_t> ok;
-  for (std::size_t i = 0; i < out.points.size(); ++i) {
-    if (out.points[i].status == PointStatus::ok) ok.push_back(i);
+    if (options.progress) options.progress(begin + n, out.total);
   }
-  std::sort(ok.begin(), ok.end(), [&](std::size_t a, std::size_t b) { return better(out.points[a], out.points[b]); });
-  out.ranking.assign(ok.begin(), ok.begin() + std::min<std::ptrdiff_t>(std::max(0, options.top),
-                                                                     static_cast<std::ptrdiff_t>(ok.size())));
-  out.pareto = search::pareto_front(out.points, ok, out.run_type);
+  out.evaluated = evaluated.load();
 
   if (options.refine > 0) {
     // The best points again with the whole step simulated on the cluster's network.
-    PredictionCache cache;
-    const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(options.refine), ok.size());
+    const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(options.refine), out.best.size());
     for (std::size_t r = 0; r < n; ++r) {
-      SweepPoint& p = out.points[ok[r]];
-      Scenario s = variants[where[ok[r]].first].scenario;
+      SweepPoint& p = out.best[r];
+      Scenario s = variants[variant_of(p.index)].scenario;
       search::apply_plan(p.plan, out.run_type, s.hardware);
       s.hardware.execution.mode = ExecutionMode::full_astrasim_hierarchical;
-      const Result refined = predict(s, {.cache = &cache, .exports = {}});
+      const Result refined = predict(s, {.cache = &caches.front(), .exports = {}});
       if (const auto* t = std::get_if<TrainingPrediction>(&refined.prediction)) p.refined_time_s = t->step_time_s;
       if (const auto* i = std::get_if<InferencePrediction>(&refined.prediction)) p.refined_time_s = i->total_time_s;
+      for (auto& f : out.pareto) {
+        if (f.index == p.index) f.refined_time_s = p.refined_time_s;
+      }
+      if (options.keep_points) out.points[static_cast<std::size_t>((p.index - shard) / step)].refined_time_s = p.refined_time_s;
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

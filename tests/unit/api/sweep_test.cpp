@@ -81,10 +81,8 @@ TEST(Sweep, BestPointsEqualABruteForcePredictionOfEveryPoint) {
   std::sort(brute.begin(), brute.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
-  ASSERT_EQ(r.ranking.size(), 10u);
-  for (std::size_t k = 0; k < r.ranking.size(); ++k) {
-    EXPECT_EQ(r.points[r.ranking[k]].index, brute[k].second) << "rank " << k;
-  }
+  ASSERT_EQ(r.best.size(), 10u);
+  for (std::size_t k = 0; k < r.best.size(); ++k) EXPECT_EQ(r.best[k].index, brute[k].second) << "rank " << k;
 }
 
 TEST(Sweep, InfeasiblePointsCarryTheirReason) {
@@ -97,7 +95,8 @@ TEST(Sweep, InfeasiblePointsCarryTheirReason) {
     EXPECT_THAT(p.reason, ::testing::HasSubstr("micro-batch size"));
   }
   EXPECT_EQ(r.evaluated, 0);
-  EXPECT_TRUE(r.ranking.empty());
+  EXPECT_TRUE(r.best.empty());
+  EXPECT_EQ(r.by_status.at(PointStatus::invalid), r.total);
 }
 
 TEST(Sweep, OutputDoesNotDependOnJobsAndShardsPartitionThePoints) {
@@ -109,6 +108,16 @@ TEST(Sweep, OutputDoesNotDependOnJobsAndShardsPartitionThePoints) {
   const SweepResult two = sweep(kHardware, kModel, sets, o);
   EXPECT_EQ(render_sweep(one, OutputFormat::csv), render_sweep(two, OutputFormat::csv));
   EXPECT_EQ(render_sweep(one, OutputFormat::json), render_sweep(two, OutputFormat::json));
+  // Streamed without keeping the points: the same rows, the same best points and front.
+  std::string streamed = sweep_csv_header(one.varied_keys);
+  o.keep_points = false;
+  o.on_point = [&](const SweepPoint& p, RunType run) { streamed += sweep_csv_row(p, run); };
+  const SweepResult lean = sweep(kHardware, kModel, sets, o);
+  EXPECT_TRUE(lean.points.empty());
+  EXPECT_EQ(streamed, render_sweep(one, OutputFormat::csv));
+  EXPECT_EQ(render_sweep(lean, OutputFormat::table), render_sweep(one, OutputFormat::table));
+  o.on_point = nullptr;
+  o.keep_points = true;
   // Two shards hold every point once, with the same numbers.
   std::map<std::int64_t, double> times;
   o.jobs = 1;
@@ -132,17 +141,28 @@ TEST(Sweep, ParetoFrontIsNotDominated) {
   const SweepResult r = sweep(kHardware, kModel, {"model_param.global_batch_size=64"}, small_space());
   ASSERT_FALSE(r.pareto.empty());
   const auto headroom = [&](const SweepPoint& p) { return p.memory_capacity_bytes - p.peak_memory_bytes; };
-  for (std::size_t f : r.pareto) {
+  for (const SweepPoint& p : r.pareto) {
     for (const SweepPoint& q : r.points) {
       if (q.status != PointStatus::ok) continue;
-      const SweepPoint& p = r.points[f];
       const bool dominates = q.tokens_per_s_per_gpu >= p.tokens_per_s_per_gpu && headroom(q) >= headroom(p) &&
                              (q.tokens_per_s_per_gpu > p.tokens_per_s_per_gpu || headroom(q) > headroom(p));
       EXPECT_FALSE(dominates) << p.index << " dominated by " << q.index;
     }
   }
   // The fastest point is on the front.
-  EXPECT_EQ(r.pareto.front(), r.ranking.front());
+  EXPECT_EQ(r.pareto.front().index, r.best.front().index);
+  // Every ok point not on the front is beaten by a front member.
+  std::size_t on_front = 0;
+  for (const SweepPoint& q : r.points) {
+    if (q.status != PointStatus::ok) continue;
+    const bool member = std::any_of(r.pareto.begin(), r.pareto.end(), [&](const SweepPoint& f) { return f.index == q.index; });
+    on_front += member ? 1 : 0;
+    if (member) continue;
+    EXPECT_TRUE(std::any_of(r.pareto.begin(), r.pareto.end(), [&](const SweepPoint& f) {
+      return f.tokens_per_s_per_gpu >= q.tokens_per_s_per_gpu && headroom(f) >= headroom(q);
+    })) << q.index;
+  }
+  EXPECT_EQ(on_front, r.pareto.size());
 }
 
 }  // namespace

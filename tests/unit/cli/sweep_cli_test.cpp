@@ -36,8 +36,8 @@ TEST(SweepCli, TableCsvAndJson) {
   const CliRun json = rapidllm(kSweep + " --format json --refine 1");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
-  ASSERT_FALSE(j["ranking"].empty());
-  const auto& best = j["points"][j["ranking"][0].get<std::size_t>()];
+  ASSERT_FALSE(j["best"].empty());
+  const auto& best = j["best"][0];
   EXPECT_EQ(best["status"], "ok");
   EXPECT_GT(best["refined_time_s"].get<double>(), 0.0);  // the simulated step of the best plan
   EXPECT_EQ(j["summary"]["points"].get<std::size_t>(), j["points"].size());
