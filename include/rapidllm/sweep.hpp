@@ -30,6 +30,8 @@ struct Plan {
   int micro_batch_size = 1;  // training only
   int zero_stage = 0;        // training only
   ActivationRecompute recompute = ActivationRecompute::selective;  // training only
+
+  friend bool operator==(const Plan&, const Plan&) = default;
 };
 
 // The values each plan axis takes; an empty axis takes its default (SweepSpace defaults,

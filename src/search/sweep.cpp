@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -35,7 +37,8 @@ namespace {
 struct Variant {
   std::vector<std::string> values;  // one per vary key
   Scenario scenario;
-  std::vector<Plan> plans;
+  // Shared by consecutive variants with the same plans (a hardware sweep: all of them).
+  std::shared_ptr<const std::vector<Plan>> plans;
 };
 
 // Every combination of the varied values, the first key varying slowest.
@@ -157,8 +160,11 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
                         "GEMM workloads have no parallel plan to search");
     }
     out.run_type = model->run_type;
-    v.plans = search::enumerate_plans(search::complete_axes(options.axes, *model, options.gpus), *model, options.gpus);
-    first.push_back(first.back() + static_cast<std::int64_t>(v.plans.size()));
+    auto plans = search::enumerate_plans(search::complete_axes(options.axes, *model, options.gpus), *model, options.gpus);
+    v.plans = !variants.empty() && *variants.back().plans == plans
+                  ? variants.back().plans
+                  : std::make_shared<const std::vector<Plan>>(std::move(plans));
+    first.push_back(first.back() + static_cast<std::int64_t>(v.plans->size()));
     variants.push_back(std::move(v));
   }
   const std::int64_t all = first.back();
@@ -171,9 +177,13 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
 
   const int jobs = std::max(1, options.jobs);
   std::vector<PredictionCache> caches(static_cast<std::size_t>(jobs));
-  // Each worker plays its variant's scenario with the plan written in, no copy per point.
-  std::vector<std::vector<std::optional<Scenario>>> scenarios(static_cast<std::size_t>(jobs));
-  for (auto& s : scenarios) s.resize(variants.size());
+  // Each worker plays its current variant's scenario with the plan written in: one copy
+  // per variant it reaches, not one per point.
+  struct Current {
+    std::size_t variant = SIZE_MAX;
+    std::optional<Scenario> scenario;
+  };
+  std::vector<Current> current(static_cast<std::size_t>(jobs));
   std::atomic<std::int64_t> evaluated{0};
   std::vector<SweepPoint> chunk;
   if (options.keep_points) out.points.reserve(static_cast<std::size_t>(out.total));
@@ -187,10 +197,13 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
         const std::size_t vi = variant_of(p.index);
         const Variant& v = variants[vi];
         p.varied = v.values;
-        p.plan = v.plans[static_cast<std::size_t>(p.index - first[vi])];
-        auto& scenario = scenarios[static_cast<std::size_t>(worker)][vi];
-        if (!scenario) scenario = v.scenario;
-        evaluate(*scenario, options, caches[static_cast<std::size_t>(worker)], p, evaluated);
+        p.plan = (*v.plans)[static_cast<std::size_t>(p.index - first[vi])];
+        Current& c = current[static_cast<std::size_t>(worker)];
+        if (c.variant != vi) {
+          c.scenario = v.scenario;
+          c.variant = vi;
+        }
+        evaluate(*c.scenario, options, caches[static_cast<std::size_t>(worker)], p, evaluated);
       }
     };
     std::vector<std::thread> pool;
