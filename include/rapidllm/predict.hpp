@@ -46,6 +46,7 @@ class PredictionCache {
 
  private:
   friend Result predict(const Scenario& scenario, const PredictOptions& options);
+  friend Result predict_memory(const Scenario& scenario, const PredictOptions& options);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -69,6 +70,12 @@ struct PredictOptions {
 // cannot describe consistently and for exports the workload or mode cannot give (nothing
 // is written then).
 [[nodiscard]] Result predict(const Scenario& scenario, const PredictOptions& options = {});
+
+// A training scenario's per-GPU memory (every stage, the peak in `memory`) without timing
+// the step, as predict() would report it: what a plan search prunes with before timing.
+// The Result's TrainingPrediction has only num_gpus, the micro-batching and the memory
+// filled. Throws ConfigError for a workload that is not LLM training.
+[[nodiscard]] Result predict_memory(const Scenario& scenario, const PredictOptions& options = {});
 
 struct CollectiveRequest {
   CollectiveOp op = CollectiveOp::all_reduce;

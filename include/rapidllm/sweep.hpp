@@ -59,7 +59,8 @@ struct SweepPoint {
   PointStatus status = PointStatus::ok;
   std::string reason;                   // why not ok
   // Training: step time; inference: total time (prefill + decode). Throughput: training
-  // tokens per second; inference generated tokens per second.
+  // tokens per second; inference generated tokens per second. A training plan that does
+  // not fit is not timed (zeros here; its memory is filled).
   double time_s = 0.0;
   double tokens_per_s = 0.0;
   double tokens_per_s_per_gpu = 0.0;
@@ -101,7 +102,7 @@ struct SweepResult {
   std::vector<SweepPoint> best;    // the best `top` ok points, best first
   std::vector<SweepPoint> pareto;  // the Pareto-optimal ok points, highest throughput first
   std::int64_t total = 0;          // points of this shard
-  std::int64_t evaluated = 0;      // points predicted (not rejected by a rule first)
+  std::int64_t evaluated = 0;      // points timed (not rejected by a rule or, training, by memory first)
   std::map<PointStatus, std::int64_t> by_status;
   double seconds = 0.0;                      // wall time of the sweep
 };

@@ -42,6 +42,23 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
 
 }  // namespace
 
+Result predict_memory(const Scenario& scenario, const PredictOptions& options) {
+  const auto* llm = std::get_if<LlmModelSpec>(&scenario.model.workload);
+  if (llm == nullptr || llm->run_type != RunType::training) {
+    throw ConfigError(SourceLocation{scenario.model_file, 0, 0, {}}, "model_param.run_type",
+                      "memory without timing is for training steps", "use predict() for this workload");
+  }
+  Result result;
+  try {
+    result.prediction = exec::training_memory(scenario.hardware, *llm, scenario.model_file,
+                                              options.cache != nullptr ? &options.cache->impl_->costs : nullptr);
+  } catch (const InfeasibleError& e) {
+    result.status = PredictStatus::infeasible;
+    result.message = e.what();
+  }
+  return result;
+}
+
 Result predict(const Scenario& scenario, const PredictOptions& options) {
   Result result;
   try {

@@ -33,12 +33,22 @@ nlohmann::json plan_json(const Plan& p) {
           {"zero_stage", p.zero_stage}, {"recompute", recompute_name(p.recompute)}};
 }
 
+// Whether the point was timed: training plans that do not fit are pruned before timing.
+bool timed(const SweepPoint& p, RunType run) {
+  if (p.status == PointStatus::invalid || p.status == PointStatus::infeasible) return false;
+  return !(run == RunType::training && p.status == PointStatus::does_not_fit);
+}
+
 nlohmann::json point_json(const SweepPoint& p, const SweepResult& r) {
   nlohmann::json varied = nlohmann::json::object();
   for (std::size_t k = 0; k < r.varied_keys.size(); ++k) varied[r.varied_keys[k]] = p.varied[k];
   nlohmann::json j = {{"index", p.index}, {"varied", varied}, {"plan", plan_json(p.plan)},
                       {"status", to_string(p.status)}, {"reason", p.reason}};
   if (p.status == PointStatus::invalid || p.status == PointStatus::infeasible) return j;
+  j["peak_memory_bytes"] = p.peak_memory_bytes;
+  j["memory_capacity_bytes"] = p.memory_capacity_bytes;
+  j["fits_in_memory"] = p.peak_memory_bytes <= p.memory_capacity_bytes;
+  if (!timed(p, r.run_type)) return j;
   j["time_s"] = p.time_s;
   j["tokens_per_s"] = p.tokens_per_s;
   j["tokens_per_s_per_gpu"] = p.tokens_per_s_per_gpu;
@@ -49,9 +59,6 @@ nlohmann::json point_json(const SweepPoint& p, const SweepResult& r) {
     j["tpot_s"] = p.tpot_s;
     j["tokens_per_s_per_user"] = p.tokens_per_s_per_user;
   }
-  j["peak_memory_bytes"] = p.peak_memory_bytes;
-  j["memory_capacity_bytes"] = p.memory_capacity_bytes;
-  j["fits_in_memory"] = p.peak_memory_bytes <= p.memory_capacity_bytes;
   j["energy_j"] = p.energy_j;
   if (p.refined_time_s) j["refined_time_s"] = *p.refined_time_s;
   return j;
@@ -136,7 +143,8 @@ std::string sweep_csv_header(const std::vector<std::string>& varied_keys) {
 
 std::string sweep_csv_row(const SweepPoint& p, RunType run) {
   const bool training = run == RunType::training;
-  const bool measured = p.status != PointStatus::invalid && p.status != PointStatus::infeasible;
+  const bool sized = p.status != PointStatus::invalid && p.status != PointStatus::infeasible;
+  const bool measured = timed(p, run);
   const Plan& q = p.plan;
   std::vector<std::string> f{std::to_string(p.index)};
   for (const auto& v : p.varied) f.push_back(v);
@@ -150,10 +158,10 @@ std::string sweep_csv_row(const SweepPoint& p, RunType run) {
   for (const auto& [v, present] : {std::pair{p.time_s, measured}, {p.tokens_per_s, measured},
                                    {p.tokens_per_s_per_gpu, measured}, {p.mfu, measured && training},
                                    {p.ttft_s, measured && !training}, {p.tpot_s, measured && !training},
-                                   {p.peak_memory_bytes, measured}, {p.memory_capacity_bytes, measured}}) {
+                                   {p.peak_memory_bytes, sized}, {p.memory_capacity_bytes, sized}}) {
     f.push_back(csv_number(v, present));
   }
-  f.emplace_back(!measured ? "" : p.peak_memory_bytes <= p.memory_capacity_bytes ? "true" : "false");
+  f.emplace_back(!sized ? "" : p.peak_memory_bytes <= p.memory_capacity_bytes ? "true" : "false");
   f.push_back(csv_number(p.energy_j, measured));
   f.push_back(csv_number(p.refined_time_s.value_or(0.0), p.refined_time_s.has_value()));
   // Reasons may hold commas: quoted, quotes doubled.

@@ -180,6 +180,29 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
 
 }  // namespace
 
+TrainingPrediction training_memory(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source,
+                                   CostCache* costs) {
+  CostCache local;
+  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local);
+  const auto& deg = ctx.degrees();
+  const parallel::Batching batching = parallel::training_batching(spec, hw.parallelism);
+  const int vpp = hw.parallelism.pp_schedule == PipelineSchedule::interleaved_1f1b ? hw.parallelism.vpp : 1;
+  TrainingPrediction out;
+  out.num_gpus = static_cast<int>(deg.total());
+  out.micro_batches = batching.micro_batches;
+  out.micro_batch_size = batching.micro_batch_size;
+  out.gradient_accumulation = batching.flushes;
+  const std::vector<std::vector<std::pair<int, int>>> runs = stage_layer_runs(ctx.dims().layers, deg.pp, vpp);
+  std::vector<model::LayerParameters> params;
+  params.reserve(runs.size());
+  for (int i = 0; i < deg.pp; ++i) {
+    params.push_back(stage_parameters(ctx, runs[static_cast<std::size_t>(i)], i == 0, i == deg.pp - 1));
+  }
+  add_memory(ctx, ctx.local_shape(batching.micro_batch_size, spec.seq_len),
+             layers_per_stage(ctx.dims().layers, deg.pp, vpp), runs, params, batching, vpp, out);
+  return out;
+}
+
 TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source,
                                     CostCache* costs, const TrainingRunOptions& options) {
   CostCache local;

@@ -107,8 +107,26 @@ void evaluate(Scenario& s, const SweepOptions& options, PredictionCache& cache, 
     return;
   }
   search::apply_plan(p.plan, model.run_type, s.hardware);
-  evaluated.fetch_add(1, std::memory_order_relaxed);
   try {
+    if (model.run_type == RunType::training) {
+      // Memory first: a plan that does not fit is not timed.
+      const Result memory = predict_memory(s, {.cache = &cache, .exports = {}});
+      if (!memory.ok()) {
+        p.status = PointStatus::infeasible;
+        p.reason = memory.message;
+        return;
+      }
+      const MemoryBreakdown& m = std::get<TrainingPrediction>(memory.prediction).memory;
+      if (m.total_bytes > m.capacity_bytes) {
+        p.peak_memory_bytes = m.total_bytes;
+        p.memory_capacity_bytes = m.capacity_bytes;
+        p.status = PointStatus::does_not_fit;
+        p.reason = fmt::format("needs {:.1f} GiB of {:.1f} GiB per GPU", m.total_bytes / 1073741824.0,
+                               m.capacity_bytes / 1073741824.0);
+        return;
+      }
+    }
+    evaluated.fetch_add(1, std::memory_order_relaxed);
     fill_metrics(predict(s, {.cache = &cache, .exports = {}}), options, p);
   } catch (const Error& e) {  // a combination the config cannot describe
     p.status = PointStatus::invalid;
