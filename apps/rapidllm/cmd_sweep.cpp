@@ -1,9 +1,11 @@
 // rapidllm sweep --hardware HW.yaml --model MODEL.yaml --gpus N [--top K] [--jobs J]
 //   [--grid AXIS=v1,v2 ...] [--vary KEY=LO..HI:N | KEY=v1,v2 ...] [--max-ttft S] [--max-tpot S]
-//   [--refine K] [--shard i/N] [--set a.b=v ...] [--format table|csv|json] [-o FILE]
+//   [--refine K] [--shard i/N] [--resume CSV] [--set a.b=v ...] [--format table|csv|json] [-o FILE]
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -27,6 +29,7 @@ struct SweepCommandOptions {
   std::vector<std::string> grid;
   std::vector<std::string> vary;
   std::string shard;
+  std::string resume;
   std::optional<double> max_ttft_s;
   std::optional<double> max_tpot_s;
   SweepOptions sweep;
@@ -161,6 +164,32 @@ void parse_shard(const std::string& text, SweepOptions& o) {
   bad("--shard", fmt::format("'{}' is not i/N", text), "e.g. --shard 0/4 for the first of four parts");
 }
 
+// The points of an earlier run's CSV (complete lines only: an interrupted run's last line
+// may be cut), which must have this sweep's columns.
+std::vector<SweepPoint> read_resume(const std::string& path, const std::vector<std::string>& keys) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) bad("--resume", fmt::format("cannot read '{}'", path), "give the CSV an earlier sweep wrote (-o FILE, or FILE.partial when it was cut off)");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string all = text.str();
+  const std::string header = sweep_csv_header(keys);
+  if (all.compare(0, header.size(), header) != 0) {
+    bad("--resume", fmt::format("'{}' does not start with this sweep's CSV header", path),
+        "resume with the same --vary keys and --format csv as the run that wrote it");
+  }
+  std::vector<SweepPoint> points;
+  std::size_t line = 2;
+  for (std::size_t start = header.size(); start < all.size(); ++line) {
+    const auto end = all.find('\n', start);
+    if (end == std::string::npos) break;  // a cut-off last line: evaluated again
+    auto p = parse_sweep_csv_row(all.substr(start, end - start), keys.size());
+    if (!p) bad("--resume", fmt::format("{}:{}: not a sweep CSV row", path, line), "");
+    points.push_back(std::move(*p));
+    start = end + 1;
+  }
+  return points;
+}
+
 // A one-line progress bar on a terminal; nothing when stderr is not one.
 std::function<void(std::int64_t, std::int64_t)> progress_bar() {
   if (isatty(STDERR_FILENO) == 0) return {};
@@ -197,12 +226,16 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--refine", o->sweep.refine, "re-predict the best K with the simulated step (full_astrasim_hierarchical)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--shard", o->shard, "evaluate part i of N (points with index % N == i), e.g. 0/4");
+  cmd->add_option("--resume", o->resume, "take the points of an earlier run's CSV (e.g. its FILE.partial) as done");
   add_set_option(*cmd, o->sets);
   add_output_options(*cmd, o->output);
   cmd->callback([o] {
     for (const auto& g : o->grid) add_grid(o->sweep.axes, g);
     for (const auto& v : o->vary) o->sweep.vary.push_back(parse_vary(v));
     if (!o->shard.empty()) parse_shard(o->shard, o->sweep);
+    std::vector<std::string> keys;
+    for (const auto& v : o->sweep.vary) keys.push_back(v.key);
+    if (!o->resume.empty()) o->sweep.known = read_resume(o->resume, keys);
     o->sweep.max_ttft_s = o->max_ttft_s;
     o->sweep.max_tpot_s = o->max_tpot_s;
     o->sweep.progress = progress_bar();
@@ -210,8 +243,6 @@ void add_sweep_command(CLI::App& app) {
     // CSV streams one row per point (memory bounded however big the space); the table keeps
     // only the best points and the front; JSON keeps every point.
     std::optional<StreamedOutput> csv;
-    std::vector<std::string> keys;
-    for (const auto& v : o->sweep.vary) keys.push_back(v.key);
     bool header = false;  // written with the first row: a config error prints nothing
     if (format == OutputFormat::csv) {
       csv.emplace(o->output.path);

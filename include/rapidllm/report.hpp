@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ namespace rapidllm {
 // The sweep CSV a line at a time, to stream a big sweep (SweepOptions::on_point).
 [[nodiscard]] std::string sweep_csv_header(const std::vector<std::string>& varied_keys);
 [[nodiscard]] std::string sweep_csv_row(const SweepPoint& point, RunType run);
+// A row sweep_csv_row wrote (without its newline) back into a point, exactly (numbers are
+// written with 17 digits); nothing when the row is malformed. `varied_keys`: how many
+// varied columns follow the index.
+[[nodiscard]] std::optional<SweepPoint> parse_sweep_csv_row(const std::string& row, std::size_t varied_keys);
 
 // `rapidllm config list`: key path, file, type, unit, default and meaning of each setting.
 [[nodiscard]] std::string render_settings(const std::vector<SettingInfo>& settings, OutputFormat format);

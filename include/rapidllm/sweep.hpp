@@ -93,6 +93,9 @@ struct SweepOptions {
   // Keep every point in SweepResult::points (off: only the best and the Pareto front are
   // kept, memory bounded whatever the size of the space).
   bool keep_points = true;
+  // Points already evaluated (an interrupted run's CSV, other shards): not evaluated again,
+  // handed on and ranked as if they had been.
+  std::vector<SweepPoint> known;
 };
 
 struct SweepResult {

@@ -171,6 +171,83 @@ std::string sweep_csv_row(const SweepPoint& p, RunType run) {
   return fmt::format("{}\n", fmt::join(f, ","));
 }
 
+std::optional<SweepPoint> parse_sweep_csv_row(const std::string& row, std::size_t varied_keys) {
+  // Split on commas outside quotes; a quoted field's doubled quotes are one.
+  std::vector<std::string> f(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const char c = row[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < row.size() && row[i + 1] == '"') {
+        f.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        f.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      f.emplace_back();
+    } else {
+      f.back() += c;
+    }
+  }
+  if (quoted || f.size() != 1 + varied_keys + 24) return std::nullopt;
+  SweepPoint p;
+  try {
+    std::size_t i = 0;
+    const auto integer = [&]() { return std::stoll(f.at(i++)); };
+    const auto number = [&]() -> std::optional<double> {
+      const std::string& v = f.at(i++);
+      if (v.empty()) return std::nullopt;
+      return std::stod(v);
+    };
+    p.index = integer();
+    for (std::size_t k = 0; k < varied_keys; ++k) p.varied.push_back(f.at(i++));
+    Plan& q = p.plan;
+    q.tp = static_cast<int>(integer());
+    q.sp = f.at(i++) == "true";
+    q.cp = static_cast<int>(integer());
+    q.ep = static_cast<int>(integer());
+    q.pp = static_cast<int>(integer());
+    q.dp = static_cast<int>(integer());
+    const auto schedule = parse_pipeline_schedule(f.at(i++));
+    if (!schedule) return std::nullopt;
+    q.schedule = *schedule;
+    q.vpp = static_cast<int>(integer());
+    q.micro_batch_size = static_cast<int>(integer());
+    q.zero_stage = static_cast<int>(integer());
+    const std::string rc = f.at(i++);
+    q.recompute = rc == "none" ? ActivationRecompute::none
+                  : rc == "full" ? ActivationRecompute::full
+                                 : ActivationRecompute::selective;
+    const std::string status = f.at(i++);
+    bool found = false;
+    for (auto s : {PointStatus::ok, PointStatus::does_not_fit, PointStatus::invalid, PointStatus::infeasible,
+                   PointStatus::over_limit}) {
+      if (status == to_string(s)) {
+        p.status = s;
+        found = true;
+      }
+    }
+    if (!found) return std::nullopt;
+    for (double* field : {&p.time_s, &p.tokens_per_s, &p.tokens_per_s_per_gpu, &p.mfu, &p.ttft_s, &p.tpot_s,
+                          &p.peak_memory_bytes, &p.memory_capacity_bytes}) {
+      *field = number().value_or(0.0);
+    }
+    ++i;  // fits_in_memory follows from the two above
+    p.energy_j = number().value_or(0.0);
+    p.refined_time_s = number();
+    p.reason = f.at(i++);
+    p.tokens_per_s_per_user = p.tpot_s > 0.0 ? 1.0 / p.tpot_s : 0.0;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return p;
+}
+
 std::string render_sweep(const SweepResult& result, OutputFormat format) {
   switch (format) {
     case OutputFormat::csv: {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -203,6 +204,8 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
   };
   std::vector<Current> current(static_cast<std::size_t>(jobs));
   std::atomic<std::int64_t> evaluated{0};
+  std::map<std::int64_t, const SweepPoint*> known;
+  for (const SweepPoint& p : options.known) known.emplace(p.index, &p);
   std::vector<SweepPoint> chunk;
   if (options.keep_points) out.points.reserve(static_cast<std::size_t>(out.total));
   for (std::int64_t begin = 0; begin < out.total; begin += kChunk) {
@@ -212,6 +215,10 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
       for (std::int64_t j = worker; j < n; j += jobs) {
         SweepPoint& p = chunk[static_cast<std::size_t>(j)];
         p.index = shard + (begin + j) * step;
+        if (const auto k = known.find(p.index); k != known.end()) {
+          p = *k->second;
+          continue;
+        }
         const std::size_t vi = variant_of(p.index);
         const Variant& v = variants[vi];
         p.varied = v.values;

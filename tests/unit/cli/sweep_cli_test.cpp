@@ -1,5 +1,10 @@
 // `rapidllm sweep` on the command line: output formats, the fixed CSV columns, and the
 // exit code 2 with the option named for a bad axis, range or shard.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -41,6 +46,29 @@ TEST(SweepCli, TableCsvAndJson) {
   EXPECT_EQ(best["status"], "ok");
   EXPECT_GT(best["refined_time_s"].get<double>(), 0.0);  // the simulated step of the best plan
   EXPECT_EQ(j["summary"]["points"].get<std::size_t>(), j["points"].size());
+}
+
+TEST(SweepCli, ResumeFromACutOffCsvGivesTheSameFile) {
+  namespace fs = std::filesystem;
+  const std::string dir = fs::temp_directory_path() / ("rapidllm_sweep_resume_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string args = kSweep + " --grid mbs=1,2 --vary tech_param.DRAM.bandwidth=2e12,3e12 --format csv";
+  ASSERT_EQ(rapidllm(args + " -o " + dir + "/full.csv").exit_code, 0);
+  const std::string full = rapidllm::testing::slurp(dir + "/full.csv");
+  // An interrupted run: the first rows, the last of them cut in the middle.
+  const std::string cut = full.substr(0, full.size() / 2);
+  std::ofstream(dir + "/cut.csv.partial") << cut;
+  const CliRun resumed = rapidllm(args + " --resume " + dir + "/cut.csv.partial -o " + dir + "/resumed.csv");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(rapidllm::testing::slurp(dir + "/resumed.csv"), full);
+  const CliRun again = rapidllm(args + " --resume " + dir + "/full.csv");
+  EXPECT_THAT(again.err, HasSubstr("(0 predicted)"));  // nothing left to evaluate
+  EXPECT_EQ(again.out, full);
+  std::ofstream(dir + "/bad.csv") << "index,x\n";
+  const CliRun bad = rapidllm(args + " --resume " + dir + "/bad.csv");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--resume"));
+  fs::remove_all(dir);
 }
 
 TEST(SweepCli, BadOptionsExitTwoNamingTheOption) {
