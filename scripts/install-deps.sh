@@ -10,6 +10,7 @@ packages=(
   libns3-dev libgsl-dev  # ns-3 reference backend (tools/ns3); ns-3's pkg-config files need GSL
   python3-matplotlib  # validation plots (scripts/plot_validation.py, make validate)
   protobuf-compiler libprotobuf-dev  # Chakra export (proto/chakra, src/io/chakra_export)
+  libopenmpi-dev openmpi-bin  # rapidllm-mpi: the sweep split over MPI ranks and nodes
 )
 
 missing=()

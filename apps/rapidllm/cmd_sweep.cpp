@@ -15,6 +15,9 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_common.hpp"
+#ifdef RAPIDLLM_WITH_MPI
+#include "sweep_mpi.hpp"
+#endif
 #include "rapidllm/error.hpp"
 #include "rapidllm/sweep.hpp"
 
@@ -240,11 +243,21 @@ void add_sweep_command(CLI::App& app) {
     o->sweep.max_tpot_s = o->max_tpot_s;
     o->sweep.progress = progress_bar();
     const OutputFormat format = format_of(o->output);
-    // CSV streams one row per point (memory bounded however big the space); the table keeps
-    // only the best points and the front; JSON keeps every point.
+#ifdef RAPIDLLM_WITH_MPI
+    if (mpi_ranks() > 1) {
+      const auto merged = mpi_sweep(o->hardware, o->model, o->sets, o->sweep);
+      if (!merged) return;  // not rank 0
+      spdlog::info("{} points ({} predicted) on {} MPI ranks", merged->total, merged->evaluated, mpi_ranks());
+      write_output(render_sweep(*merged, format), o->output.path);
+      return;
+    }
+#endif
+    // CSV streams one row per point (memory bounded however big the space) unless --refine
+    // must add the simulated times to the best rows afterwards; the table keeps only the
+    // best points and the front; JSON keeps every point.
     std::optional<StreamedOutput> csv;
     bool header = false;  // written with the first row: a config error prints nothing
-    if (format == OutputFormat::csv) {
+    if (format == OutputFormat::csv && o->sweep.refine == 0) {
       csv.emplace(o->output.path);
       o->sweep.keep_points = false;
       o->sweep.on_point = [&](const SweepPoint& p, RunType run) {
@@ -253,7 +266,7 @@ void add_sweep_command(CLI::App& app) {
         csv->write(sweep_csv_row(p, run));
       };
     } else {
-      o->sweep.keep_points = format == OutputFormat::json;
+      o->sweep.keep_points = format != OutputFormat::table;
     }
     const SweepResult r = sweep(o->hardware, o->model, o->sets, o->sweep);
     spdlog::info("{} points ({} predicted) in {:.3g} s: {:.0f} points/s on {} thread(s)", r.total, r.evaluated,

@@ -7,6 +7,9 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_common.hpp"
+#ifdef RAPIDLLM_WITH_MPI
+#include "sweep_mpi.hpp"
+#endif
 #include "rapidllm/error.hpp"
 #include "rapidllm/version.hpp"
 
@@ -16,6 +19,9 @@ constexpr int kExitUsage = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef RAPIDLLM_WITH_MPI
+  const rapidllm::cli::MpiSession mpi(argc, argv);
+#endif
   spdlog::set_default_logger(spdlog::stderr_color_st("rapidllm"));
   spdlog::set_pattern("rapidllm: %l: %v");
 

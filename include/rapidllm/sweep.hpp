@@ -115,6 +115,18 @@ struct SweepResult {
 [[nodiscard]] SweepResult sweep(const std::string& hardware_path, const std::string& model_path,
                                 const std::vector<std::string>& overrides, const SweepOptions& options);
 
+// One result from the points of several shards (any order; every point once): the points
+// in enumeration order, the counts, the best `top` and the front, as one run would give.
+// `evaluated` is the shards' sum. Refine the merged result with refine_best.
+[[nodiscard]] SweepResult merge_sweep(std::vector<SweepPoint> points, RunType run,
+                                      std::vector<std::string> varied_keys, std::int64_t evaluated, int top);
+
+// Re-predicts the best `options.refine` points of `result` with the whole step simulated
+// (full_astrasim_hierarchical), as sweep() does; the configs are reloaded for the
+// variants they need.
+void refine_best(SweepResult& result, const std::string& hardware_path, const std::string& model_path,
+                 const std::vector<std::string>& overrides, const SweepOptions& options);
+
 [[nodiscard]] std::string_view to_string(PointStatus s);
 
 }  // namespace rapidllm

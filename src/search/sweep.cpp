@@ -248,24 +248,49 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
   }
   out.evaluated = evaluated.load();
 
-  if (options.refine > 0) {
-    // The best points again with the whole step simulated on the cluster's network.
-    const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(options.refine), out.best.size());
-    for (std::size_t r = 0; r < n; ++r) {
-      SweepPoint& p = out.best[r];
-      Scenario s = variants[variant_of(p.index)].scenario;
-      search::apply_plan(p.plan, out.run_type, s.hardware);
-      s.hardware.execution.mode = ExecutionMode::full_astrasim_hierarchical;
-      const Result refined = predict(s, {.cache = &caches.front(), .exports = {}});
-      if (const auto* t = std::get_if<TrainingPrediction>(&refined.prediction)) p.refined_time_s = t->step_time_s;
-      if (const auto* i = std::get_if<InferencePrediction>(&refined.prediction)) p.refined_time_s = i->total_time_s;
-      for (auto& f : out.pareto) {
-        if (f.index == p.index) f.refined_time_s = p.refined_time_s;
+  refine_best(out, hardware_path, model_path, overrides, options);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+void refine_best(SweepResult& result, const std::string& hardware_path, const std::string& model_path,
+                 const std::vector<std::string>& overrides, const SweepOptions& options) {
+  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(std::max(0, options.refine)), result.best.size());
+  PredictionCache cache;
+  for (std::size_t r = 0; r < n; ++r) {
+    SweepPoint& p = result.best[r];
+    std::vector<std::string> sets = overrides;
+    for (std::size_t k = 0; k < p.varied.size(); ++k) sets.push_back(options.vary[k].key + "=" + p.varied[k]);
+    Scenario s = load_scenario(hardware_path, model_path, sets);
+    search::apply_plan(p.plan, result.run_type, s.hardware);
+    s.hardware.execution.mode = ExecutionMode::full_astrasim_hierarchical;
+    const Result refined = predict(s, {.cache = &cache, .exports = {}});
+    if (const auto* t = std::get_if<TrainingPrediction>(&refined.prediction)) p.refined_time_s = t->step_time_s;
+    if (const auto* i = std::get_if<InferencePrediction>(&refined.prediction)) p.refined_time_s = i->total_time_s;
+    for (auto* list : {&result.pareto, &result.points}) {
+      for (auto& q : *list) {
+        if (q.index == p.index) q.refined_time_s = p.refined_time_s;
       }
-      if (options.keep_points) out.points[static_cast<std::size_t>((p.index - shard) / step)].refined_time_s = p.refined_time_s;
     }
   }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+SweepResult merge_sweep(std::vector<SweepPoint> points, RunType run, std::vector<std::string> varied_keys,
+                        std::int64_t evaluated, int top) {
+  SweepResult out;
+  out.run_type = run;
+  out.varied_keys = std::move(varied_keys);
+  out.evaluated = evaluated;
+  std::sort(points.begin(), points.end(), [](const SweepPoint& a, const SweepPoint& b) { return a.index < b.index; });
+  out.total = static_cast<std::int64_t>(points.size());
+  for (const SweepPoint& p : points) {
+    ++out.by_status[p.status];
+    if (p.status == PointStatus::ok) {
+      add_to_best(out.best, p, top);
+      search::add_to_front(out.pareto, p, run);
+    }
+  }
+  out.points = std::move(points);
   return out;
 }
 
