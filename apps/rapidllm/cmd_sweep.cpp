@@ -102,13 +102,22 @@ void add_grid(SweepAxes& a, const std::string& text) {
       const auto s = parse_pipeline_schedule(v);
       if (!s) bad("--grid", fmt::format("schedule: '{}' is not a pipeline schedule", v), "gpipe, 1f1b, interleaved_1f1b, zero_bubble, dualpipe");
       a.schedule.push_back(*s);
+    } else if (axis == "placement") {
+      if (v == "config") {
+        a.placement.emplace_back(std::nullopt);
+      } else if (const auto order = parse_placement(v)) {
+        a.placement.emplace_back(order);
+      } else {
+        bad("--grid", fmt::format("placement: '{}' is not config or an order of tp, cp, ep, pp, dp", v),
+            "e.g. placement=config,tp-cp-ep-dp-pp (innermost first)");
+      }
     } else if (axis == "recompute") {
       if (v == "none") a.recompute.push_back(ActivationRecompute::none);
       else if (v == "selective") a.recompute.push_back(ActivationRecompute::selective);
       else if (v == "full") a.recompute.push_back(ActivationRecompute::full);
       else bad("--grid", fmt::format("recompute: '{}' is not none, selective or full", v), "");
     } else {
-      bad("--grid", fmt::format("no plan axis '{}'", axis), "axes: tp, sp, cp, ep, pp, schedule, vpp, mbs, zero, recompute");
+      bad("--grid", fmt::format("no plan axis '{}'", axis), "axes: tp, sp, cp, ep, pp, schedule, vpp, mbs, zero, recompute, placement");
     }
   }
 }
@@ -220,7 +229,8 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--jobs", o->sweep.jobs, "worker threads (default 1; the output does not depend on it)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--grid", o->grid,
-                  "plan axis values, e.g. tp=2,4,8 (axes: tp, sp, cp, ep, pp, schedule, vpp, mbs, zero, recompute)");
+                  "plan axis values, e.g. tp=2,4,8 (axes: tp, sp, cp, ep, pp, schedule, vpp, mbs, zero, recompute, "
+                  "placement: config or an order such as tp-cp-ep-dp-pp, innermost first)");
   cmd->add_option("--vary", o->vary, "a config key over a range KEY=LO..HI:N or a list KEY=v1,v2 (repeatable: crossed)");
   cmd->add_option("--max-ttft", o->max_ttft_s, "inference: longest time to first token, seconds")
       ->check(CLI::PositiveNumber);

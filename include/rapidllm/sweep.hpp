@@ -5,6 +5,7 @@
 // with its reason, never an abort. Results are in enumeration order whatever `jobs` is.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -30,15 +31,26 @@ struct Plan {
   int micro_batch_size = 1;  // training only
   int zero_stage = 0;        // training only
   ActivationRecompute recompute = ActivationRecompute::selective;  // training only
+  // Rank order of the parallel groups, innermost first (which groups share a node's fast
+  // dimension); `placed` false = the hardware file's own order.
+  bool placed = false;
+  std::array<Parallelism, 5> order{Parallelism::tp, Parallelism::cp, Parallelism::ep, Parallelism::pp,
+                                   Parallelism::dp};
 
   friend bool operator==(const Plan&, const Plan&) = default;
 };
 
+// "tp-cp-ep-pp-dp" for a placed plan, "config" for the hardware file's order.
+[[nodiscard]] std::string placement_name(const Plan& plan);
+// The order a placement name gives; nothing when it is not a permutation of tp, cp, ep, pp, dp.
+[[nodiscard]] std::optional<std::array<Parallelism, 5>> parse_placement(const std::string& name);
+
 // The values each plan axis takes; an empty axis takes its default (SweepSpace defaults,
 // docs/sweep.md). Axis names on the command line: tp, sp, cp, ep, pp, schedule, vpp, mbs,
-// zero, recompute.
+// zero, recompute, placement.
 struct SweepAxes {
   std::vector<int> tp, cp, ep, pp, vpp, micro_batch_size, zero_stage;
+  std::vector<std::optional<std::array<Parallelism, 5>>> placement;  // nullopt = the hardware file's order
   std::vector<bool> sp;
   std::vector<PipelineSchedule> schedule;
   std::vector<ActivationRecompute> recompute;

@@ -30,7 +30,7 @@ std::string_view recompute_name(ActivationRecompute r) {
 nlohmann::json plan_json(const Plan& p) {
   return {{"tp", p.tp}, {"sp", p.sp}, {"cp", p.cp}, {"ep", p.ep}, {"pp", p.pp}, {"dp", p.dp},
           {"schedule", to_string(p.schedule)}, {"vpp", p.vpp}, {"micro_batch_size", p.micro_batch_size},
-          {"zero_stage", p.zero_stage}, {"recompute", recompute_name(p.recompute)}};
+          {"zero_stage", p.zero_stage}, {"recompute", recompute_name(p.recompute)}, {"placement", placement_name(p)}};
 }
 
 // Whether the point was timed: training plans that do not fit are pruned before timing.
@@ -83,6 +83,7 @@ std::string plan_text(const Plan& p, RunType run) {
                      p.schedule == PipelineSchedule::interleaved_1f1b ? fmt::format("(v{})", p.vpp) : "",
                      p.micro_batch_size, p.zero_stage, recompute_name(p.recompute));
   }
+  if (p.placed) s += " order:" + placement_name(p);
   return s;
 }
 
@@ -133,7 +134,7 @@ std::string sweep_csv_header(const std::vector<std::string>& varied_keys) {
   std::vector<std::string> header{"index"};
   for (const auto& k : varied_keys) header.push_back(k);
   for (const char* c : {"tp", "sp", "cp", "ep", "pp", "dp", "schedule", "vpp", "micro_batch_size", "zero_stage",
-                        "recompute", "status", "time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "ttft_s",
+                        "recompute", "placement", "status", "time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "ttft_s",
                         "tpot_s", "peak_memory_bytes", "memory_capacity_bytes", "fits_in_memory", "energy_j",
                         "refined_time_s", "reason"}) {
     header.emplace_back(c);
@@ -154,6 +155,7 @@ std::string sweep_csv_row(const SweepPoint& p, RunType run) {
   f.emplace_back(to_string(q.schedule));
   for (int v : {q.vpp, q.micro_batch_size, q.zero_stage}) f.push_back(std::to_string(v));
   f.emplace_back(recompute_name(q.recompute));
+  f.push_back(placement_name(q));
   f.emplace_back(to_string(p.status));
   for (const auto& [v, present] : {std::pair{p.time_s, measured}, {p.tokens_per_s, measured},
                                    {p.tokens_per_s_per_gpu, measured}, {p.mfu, measured && training},
@@ -194,7 +196,7 @@ std::optional<SweepPoint> parse_sweep_csv_row(const std::string& row, std::size_
       f.back() += c;
     }
   }
-  if (quoted || f.size() != 1 + varied_keys + 24) return std::nullopt;
+  if (quoted || f.size() != 1 + varied_keys + 25) return std::nullopt;
   SweepPoint p;
   try {
     std::size_t i = 0;
@@ -223,6 +225,13 @@ std::optional<SweepPoint> parse_sweep_csv_row(const std::string& row, std::size_
     q.recompute = rc == "none" ? ActivationRecompute::none
                   : rc == "full" ? ActivationRecompute::full
                                  : ActivationRecompute::selective;
+    const std::string placement = f.at(i++);
+    if (placement != "config") {
+      const auto order = parse_placement(placement);
+      if (!order) return std::nullopt;
+      q.placed = true;
+      q.order = *order;
+    }
     const std::string status = f.at(i++);
     bool found = false;
     for (auto s : {PointStatus::ok, PointStatus::does_not_fit, PointStatus::invalid, PointStatus::infeasible,

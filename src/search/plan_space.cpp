@@ -36,6 +36,7 @@ SweepAxes complete_axes(const SweepAxes& in, const LlmModelSpec& model, int gpus
   }
   fill(a.ep, ep);
   fill(a.pp, powers_of_two(std::min({64, model.num_layers, gpus})));
+  fill(a.placement, {std::nullopt});
   if (training) {
     fill(a.schedule, {PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved_1f1b, PipelineSchedule::zero_bubble});
     fill(a.vpp, {2, 4});
@@ -53,49 +54,59 @@ SweepAxes complete_axes(const SweepAxes& in, const LlmModelSpec& model, int gpus
   return a;
 }
 
-std::vector<Plan> enumerate_plans(const SweepAxes& a, const LlmModelSpec& model, int gpus) {
-  std::vector<Plan> out;
-  for (int tp : a.tp) {
-    for (bool sp : a.sp) {
-      if (sp && tp == 1 && std::find(a.sp.begin(), a.sp.end(), false) != a.sp.end()) continue;  // one tp = 1 plan
-      for (int cp : a.cp) {
-        for (int ep : a.ep) {
-          for (int pp : a.pp) {
-            const long long used = 1LL * tp * cp * ep * pp;
-            if (used > gpus || gpus % used != 0) continue;
-            for (PipelineSchedule schedule : a.schedule) {
-              // Schedules only differ with a pipeline; interleaving takes its vpp axis.
-              if (pp == 1 && schedule != a.schedule.front()) continue;
-              const bool interleaved = schedule == PipelineSchedule::interleaved_1f1b;
-              const std::vector<int> one{1};
-              for (int vpp : interleaved ? a.vpp : one) {
-                for (int mbs : a.micro_batch_size) {
-                  for (int zero : a.zero_stage) {
-                    for (ActivationRecompute rc : a.recompute) {
-                      Plan p;
-                      p.tp = tp;
-                      p.sp = sp && tp > 1;
-                      p.cp = cp;
-                      p.ep = ep;
-                      p.pp = pp;
-                      p.dp = static_cast<int>(gpus / used);
-                      p.schedule = pp == 1 ? PipelineSchedule::one_f_one_b : schedule;
-                      p.vpp = vpp;
-                      p.micro_batch_size = mbs;
-                      p.zero_stage = zero;
-                      p.recompute = rc;
-                      out.push_back(p);
-                    }
-                  }
-                }
+std::vector<Plan> enumerate_plans(const SweepAxes& a, int gpus) {
+  // The inner axes (schedule and vpp, micro-batch size, ZeRO, recompute, placement) of one
+  // (tp, sp, cp, ep, pp) split.
+  const auto add_inner = [&](Plan base, std::vector<Plan>& out) {
+    for (PipelineSchedule schedule : a.schedule) {
+      // Schedules only differ with a pipeline; interleaving takes its vpp axis.
+      if (base.pp == 1 && schedule != a.schedule.front()) continue;
+      const bool interleaved = schedule == PipelineSchedule::interleaved_1f1b;
+      const std::vector<int> one{1};
+      for (int vpp : interleaved ? a.vpp : one) {
+        for (int mbs : a.micro_batch_size) {
+          for (int zero : a.zero_stage) {
+            for (ActivationRecompute rc : a.recompute) {
+              for (const auto& placement : a.placement) {
+                Plan p = base;
+                p.schedule = base.pp == 1 ? PipelineSchedule::one_f_one_b : schedule;
+                p.vpp = vpp;
+                p.micro_batch_size = mbs;
+                p.zero_stage = zero;
+                p.recompute = rc;
+                p.placed = placement.has_value();
+                if (placement) p.order = *placement;
+                out.push_back(p);
               }
             }
           }
         }
       }
     }
+  };
+  const bool both_sp = std::find(a.sp.begin(), a.sp.end(), false) != a.sp.end();
+  std::vector<Plan> out;
+  for (int tp : a.tp) {
+    for (bool sp : a.sp) {
+      if (sp && tp == 1 && both_sp) continue;  // one tp = 1 plan
+      for (int cp : a.cp) {
+        for (int ep : a.ep) {
+          for (int pp : a.pp) {
+            const long long used = 1LL * tp * cp * ep * pp;
+            if (used > gpus || gpus % used != 0) continue;
+            Plan base;
+            base.tp = tp;
+            base.sp = sp && tp > 1;
+            base.cp = cp;
+            base.ep = ep;
+            base.pp = pp;
+            base.dp = static_cast<int>(gpus / used);
+            add_inner(base, out);
+          }
+        }
+      }
+    }
   }
-  (void)model;
   return out;
 }
 
@@ -137,6 +148,19 @@ std::optional<std::string> broken_rule(const Plan& p, const LlmModelSpec& m) {
 }
 
 void apply_plan(const Plan& p, RunType run, HardwareSpec& hw) {
+  if (p.placed) {
+    // The order refills the dimensions' parallelism lists, each keeping its length (the
+    // last listing one takes any the file did not list).
+    auto& dims = hw.network.dimensions;
+    std::size_t next = 0;
+    int last = -1;
+    for (std::size_t j = 0; j < dims.size(); ++j) {
+      const std::size_t n = dims[j].parallelisms.size();
+      if (n > 0) last = static_cast<int>(j);
+      for (std::size_t k = 0; k < n && next < p.order.size(); ++k) dims[j].parallelisms[k] = p.order[next++];
+    }
+    for (; last >= 0 && next < p.order.size(); ++next) dims[static_cast<std::size_t>(last)].parallelisms.push_back(p.order[next]);
+  }
   ParallelismSpec& par = hw.parallelism;
   par.tp = p.tp;
   par.tp_sp = p.sp;

@@ -15,12 +15,13 @@ namespace rapidllm::search {
 // to 4 for sequences of 16k tokens or more, else 1; pp up to min(layers, 64); vpp 2 and 4
 // for the interleaved schedule; micro-batches 1-8), ep the powers of two dividing the
 // experts up to 64 (MoE models, else 1), SP on with TP, schedules 1F1B, interleaved 1F1B
-// and ZB-H1, ZeRO-1, and the three recompute levels. Inference: tp, cp, pp, ep only.
+// and ZB-H1, ZeRO-1, the three recompute levels, and the hardware file's placement (rank
+// order). Inference: tp, cp, pp, ep and placement only.
 [[nodiscard]] SweepAxes complete_axes(const SweepAxes& axes, const LlmModelSpec& model, int gpus);
 
 // Every plan whose degrees multiply to `gpus` (dp or replicas takes the rest), in a fixed
-// order: tp, sp, cp, ep, pp, schedule, vpp, micro-batch size, ZeRO, recompute.
-[[nodiscard]] std::vector<Plan> enumerate_plans(const SweepAxes& axes, const LlmModelSpec& model, int gpus);
+// order: tp, sp, cp, ep, pp, schedule, vpp, micro-batch size, ZeRO, recompute, placement.
+[[nodiscard]] std::vector<Plan> enumerate_plans(const SweepAxes& axes, int gpus);
 
 // The first divisibility rule the plan breaks, named ("num_heads % tp != 0 (...)"), or
 // nothing. Rules the prediction checks anyway are repeated here only when they are cheap.

@@ -22,6 +22,38 @@
 
 namespace rapidllm {
 
+std::string placement_name(const Plan& plan) {
+  if (!plan.placed) return "config";
+  std::string out;
+  for (Parallelism p : plan.order) {
+    if (!out.empty()) out += '-';
+    out += to_string(p);
+  }
+  return out;
+}
+
+std::optional<std::array<Parallelism, 5>> parse_placement(const std::string& name) {
+  std::array<Parallelism, 5> order{};
+  std::size_t n = 0;
+  for (std::size_t start = 0; start <= name.size();) {
+    const auto dash = name.find('-', start);
+    const std::string part = name.substr(start, dash == std::string::npos ? std::string::npos : dash - start);
+    std::optional<Parallelism> p;
+    for (Parallelism q : {Parallelism::tp, Parallelism::cp, Parallelism::ep, Parallelism::pp, Parallelism::dp}) {
+      if (part == to_string(q)) p = q;
+    }
+    if (!p || n == order.size() || std::find(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), *p) !=
+                                        order.begin() + static_cast<std::ptrdiff_t>(n)) {
+      return std::nullopt;
+    }
+    order[n++] = *p;
+    if (dash == std::string::npos) break;
+    start = dash + 1;
+  }
+  if (n != order.size()) return std::nullopt;
+  return order;
+}
+
 std::string_view to_string(PointStatus s) {
   switch (s) {
     case PointStatus::ok: return "ok";
@@ -179,7 +211,7 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
                         "GEMM workloads have no parallel plan to search");
     }
     out.run_type = model->run_type;
-    auto plans = search::enumerate_plans(search::complete_axes(options.axes, *model, options.gpus), *model, options.gpus);
+    auto plans = search::enumerate_plans(search::complete_axes(options.axes, *model, options.gpus), options.gpus);
     v.plans = !variants.empty() && *variants.back().plans == plans
                   ? variants.back().plans
                   : std::make_shared<const std::vector<Plan>>(std::move(plans));
@@ -201,6 +233,7 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
   struct Current {
     std::size_t variant = SIZE_MAX;
     std::optional<Scenario> scenario;
+    bool placed = false;  // its network dimensions were re-ordered by a plan's placement
   };
   std::vector<Current> current(static_cast<std::size_t>(jobs));
   std::atomic<std::int64_t> evaluated{0};
@@ -227,7 +260,10 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
         if (c.variant != vi) {
           c.scenario = v.scenario;
           c.variant = vi;
+          c.placed = false;
         }
+        if (c.placed) c.scenario->hardware.network.dimensions = v.scenario.hardware.network.dimensions;
+        c.placed = p.plan.placed;
         evaluate(*c.scenario, options, caches[static_cast<std::size_t>(worker)], p, evaluated);
       }
     };

@@ -89,6 +89,31 @@ TEST(Sweep, BestPointsEqualABruteForcePredictionOfEveryPoint) {
   for (std::size_t k = 0; k < r.best.size(); ++k) EXPECT_EQ(r.best[k].index, brute[k].second) << "rank " << k;
 }
 
+TEST(Sweep, PlacementReordersTheGroupsAsTheDimensionListsWould) {
+  SweepOptions o;
+  o.gpus = 16;
+  o.axes.tp = {8};
+  o.axes.pp = {1};
+  o.axes.micro_batch_size = {1};
+  o.axes.recompute = {ActivationRecompute::full};
+  // DP innermost: the TP groups leave the NVLink domain.
+  o.axes.placement = {std::nullopt, parse_placement("dp-tp-cp-ep-pp")};
+  const std::vector<std::string> sets{"model_param.global_batch_size=64"};
+  const SweepResult r = sweep(kHardware, kModel, sets, o);
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_EQ(placement_name(r.points[1].plan), "dp-tp-cp-ep-pp");
+  std::vector<std::string> all = sets;
+  for (const auto& s : plan_overrides(r.points[1].plan)) all.push_back(s);
+  all.emplace_back("network.dimensions[0].parallelisms=[dp, tp, cp]");
+  all.emplace_back("network.dimensions[1].parallelisms=[ep, pp]");
+  const Result direct = predict(load_scenario(kHardware, kModel, all));
+  ASSERT_TRUE(direct.ok()) << direct.message;
+  EXPECT_DOUBLE_EQ(r.points[1].time_s, std::get<TrainingPrediction>(direct.prediction).step_time_s);
+  EXPECT_GT(r.points[1].time_s, r.points[0].time_s);
+  EXPECT_FALSE(parse_placement("tp-tp-cp-ep-pp"));
+  EXPECT_FALSE(parse_placement("tp-cp-ep-pp"));
+}
+
 TEST(Sweep, InfeasiblePointsCarryTheirReason) {
   SweepOptions o = small_space();
   o.axes.micro_batch_size = {3};

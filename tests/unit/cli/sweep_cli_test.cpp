@@ -33,7 +33,7 @@ TEST(SweepCli, TableCsvAndJson) {
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')),
             "index,tech_param.DRAM.bandwidth,tp,sp,cp,ep,pp,dp,schedule,vpp,micro_batch_size,zero_stage,recompute,"
-            "status,time_s,tokens_per_s,tokens_per_s_per_gpu,mfu,ttft_s,tpot_s,peak_memory_bytes,"
+            "placement,status,time_s,tokens_per_s,tokens_per_s_per_gpu,mfu,ttft_s,tpot_s,peak_memory_bytes,"
             "memory_capacity_bytes,fits_in_memory,energy_j,refined_time_s,reason");
   EXPECT_THAT(csv.out, HasSubstr("\n0,2e+12,"));
   EXPECT_THAT(csv.out, HasSubstr(",2.5e+12,"));
