@@ -112,10 +112,9 @@ void add_grid(SweepAxes& a, const std::string& text) {
             "e.g. placement=config,tp-cp-ep-dp-pp (innermost first)");
       }
     } else if (axis == "recompute") {
-      if (v == "none") a.recompute.push_back(ActivationRecompute::none);
-      else if (v == "selective") a.recompute.push_back(ActivationRecompute::selective);
-      else if (v == "full") a.recompute.push_back(ActivationRecompute::full);
-      else bad("--grid", fmt::format("recompute: '{}' is not none, selective or full", v), "");
+      const auto rc = parse_activation_recompute(v);
+      if (!rc) bad("--grid", fmt::format("recompute: '{}' is not none, selective or full", v), "");
+      a.recompute.push_back(*rc);
     } else {
       bad("--grid", fmt::format("no plan axis '{}'", axis), "axes: tp, sp, cp, ep, pp, schedule, vpp, mbs, zero, recompute, placement");
     }

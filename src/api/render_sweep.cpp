@@ -18,19 +18,10 @@ namespace {
 
 constexpr double kGiB = 1073741824.0;
 
-std::string_view recompute_name(ActivationRecompute r) {
-  switch (r) {
-    case ActivationRecompute::none: return "none";
-    case ActivationRecompute::selective: return "selective";
-    case ActivationRecompute::full: return "full";
-  }
-  return "?";
-}
-
 nlohmann::json plan_json(const Plan& p) {
   return {{"tp", p.tp}, {"sp", p.sp}, {"cp", p.cp}, {"ep", p.ep}, {"pp", p.pp}, {"dp", p.dp},
           {"schedule", to_string(p.schedule)}, {"vpp", p.vpp}, {"micro_batch_size", p.micro_batch_size},
-          {"zero_stage", p.zero_stage}, {"recompute", recompute_name(p.recompute)}, {"placement", placement_name(p)}};
+          {"zero_stage", p.zero_stage}, {"recompute", to_string(p.recompute)}, {"placement", placement_name(p)}};
 }
 
 // Whether the point was timed: training plans that do not fit are pruned before timing.
@@ -81,7 +72,7 @@ std::string plan_text(const Plan& p, RunType run) {
   if (run == RunType::training) {
     s += fmt::format(" {}{} mbs{} zero{} rc:{}", to_string(p.schedule),
                      p.schedule == PipelineSchedule::interleaved_1f1b ? fmt::format("(v{})", p.vpp) : "",
-                     p.micro_batch_size, p.zero_stage, recompute_name(p.recompute));
+                     p.micro_batch_size, p.zero_stage, to_string(p.recompute));
   }
   if (p.placed) s += " order:" + placement_name(p);
   return s;
@@ -154,7 +145,7 @@ std::string sweep_csv_row(const SweepPoint& p, RunType run) {
   for (int v : {q.cp, q.ep, q.pp, q.dp}) f.push_back(std::to_string(v));
   f.emplace_back(to_string(q.schedule));
   for (int v : {q.vpp, q.micro_batch_size, q.zero_stage}) f.push_back(std::to_string(v));
-  f.emplace_back(recompute_name(q.recompute));
+  f.emplace_back(to_string(q.recompute));
   f.push_back(placement_name(q));
   f.emplace_back(to_string(p.status));
   for (const auto& [v, present] : {std::pair{p.time_s, measured}, {p.tokens_per_s, measured},
@@ -221,10 +212,9 @@ std::optional<SweepPoint> parse_sweep_csv_row(const std::string& row, std::size_
     q.vpp = static_cast<int>(integer());
     q.micro_batch_size = static_cast<int>(integer());
     q.zero_stage = static_cast<int>(integer());
-    const std::string rc = f.at(i++);
-    q.recompute = rc == "none" ? ActivationRecompute::none
-                  : rc == "full" ? ActivationRecompute::full
-                                 : ActivationRecompute::selective;
+    const auto rc = parse_activation_recompute(f.at(i++));
+    if (!rc) return std::nullopt;
+    q.recompute = *rc;
     const std::string placement = f.at(i++);
     if (placement != "config") {
       const auto order = parse_placement(placement);

@@ -100,8 +100,21 @@ std::optional<Enum> parse_enum(std::string_view name, Enum first, Enum last) {
 }
 }  // namespace
 
+std::string_view to_string(ActivationRecompute r) {
+  switch (r) {
+    case ActivationRecompute::none: return "none";
+    case ActivationRecompute::selective: return "selective";
+    case ActivationRecompute::full: return "full";
+  }
+  return "?";
+}
+
 std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name) {
   return parse_enum(name, PipelineSchedule::gpipe, PipelineSchedule::dualpipe);
+}
+
+std::optional<ActivationRecompute> parse_activation_recompute(std::string_view name) {
+  return parse_enum(name, ActivationRecompute::none, ActivationRecompute::full);
 }
 
 std::optional<CollectiveOp> parse_collective_op(std::string_view name) {

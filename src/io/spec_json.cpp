@@ -23,9 +23,7 @@ json algorithms_json(const std::map<CollectiveOp, CollectiveAlgorithm>& m) {
 
 json hardware_json(const HardwareSpec& hw) {
   const auto& p = hw.sw.precision;
-  json sw = {{"activation_recompute", hw.sw.recompute == ActivationRecompute::none        ? "none"
-                                      : hw.sw.recompute == ActivationRecompute::selective ? "selective"
-                                                                                          : "full"},
+  json sw = {{"activation_recompute", to_string(hw.sw.recompute)},
              {"kernel_launch_overhead_s", hw.sw.kernel_launch_overhead_s},
              {"dp_zero_stage", hw.sw.dp_zero_stage},
              {"precision",

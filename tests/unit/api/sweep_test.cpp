@@ -22,10 +22,6 @@ using testing::source_path;
 const std::string kHardware = source_path("configs/hardware/H100_SXM5_80GB.yaml");
 const std::string kModel = source_path("configs/models/llama3.1-8b.yaml");
 
-std::string recompute_name(ActivationRecompute r) {
-  return r == ActivationRecompute::none ? "none" : r == ActivationRecompute::selective ? "selective" : "full";
-}
-
 std::vector<std::string> plan_overrides(const Plan& p) {
   return {fmt::format("parallelism.tp={}", p.tp),
           fmt::format("parallelism.tp_sp={}", p.sp),
@@ -37,7 +33,7 @@ std::vector<std::string> plan_overrides(const Plan& p) {
           fmt::format("parallelism.vpp={}", p.vpp),
           fmt::format("parallelism.micro_batch_size={}", p.micro_batch_size),
           fmt::format("sw_param.dp_zero_stage={}", p.zero_stage),
-          fmt::format("sw_param.activation_recompute={}", recompute_name(p.recompute))};
+          fmt::format("sw_param.activation_recompute={}", to_string(p.recompute))};
 }
 
 SweepOptions small_space() {
