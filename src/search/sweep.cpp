@@ -90,6 +90,17 @@ std::vector<std::vector<std::string>> combinations(const std::vector<SweepVary>&
   return out;
 }
 
+// Records the point's memory; false (and status does_not_fit) when it exceeds the GPU's.
+bool fits(SweepPoint& p, const MemoryBreakdown& m) {
+  p.peak_memory_bytes = m.total_bytes;
+  p.memory_capacity_bytes = m.capacity_bytes;
+  if (m.total_bytes <= m.capacity_bytes) return true;
+  p.status = PointStatus::does_not_fit;
+  p.reason = fmt::format("needs {:.1f} GiB of {:.1f} GiB per GPU", m.total_bytes / 1073741824.0,
+                         m.capacity_bytes / 1073741824.0);
+  return false;
+}
+
 void fill_metrics(const Result& r, const SweepOptions& options, SweepPoint& p) {
   if (!r.ok()) {
     p.status = PointStatus::infeasible;
@@ -114,13 +125,8 @@ void fill_metrics(const Result& r, const SweepOptions& options, SweepPoint& p) {
     p.energy_j = i->energy.energy_j;
     memory = &i->memory;
   }
-  p.peak_memory_bytes = memory->total_bytes;
-  p.memory_capacity_bytes = memory->capacity_bytes;
-  if (p.peak_memory_bytes > p.memory_capacity_bytes) {
-    p.status = PointStatus::does_not_fit;
-    p.reason = fmt::format("needs {:.1f} GiB of {:.1f} GiB per GPU", p.peak_memory_bytes / 1073741824.0,
-                           p.memory_capacity_bytes / 1073741824.0);
-  } else if (options.max_ttft_s && p.ttft_s > *options.max_ttft_s) {
+  if (!fits(p, *memory)) return;
+  if (options.max_ttft_s && p.ttft_s > *options.max_ttft_s) {
     p.status = PointStatus::over_limit;
     p.reason = fmt::format("time to first token {:.4g} s > {:.4g} s", p.ttft_s, *options.max_ttft_s);
   } else if (options.max_tpot_s && p.tpot_s > *options.max_tpot_s) {
@@ -149,15 +155,7 @@ void evaluate(Scenario& s, const SweepOptions& options, PredictionCache& cache, 
         p.reason = memory.message;
         return;
       }
-      const MemoryBreakdown& m = std::get<TrainingPrediction>(memory.prediction).memory;
-      if (m.total_bytes > m.capacity_bytes) {
-        p.peak_memory_bytes = m.total_bytes;
-        p.memory_capacity_bytes = m.capacity_bytes;
-        p.status = PointStatus::does_not_fit;
-        p.reason = fmt::format("needs {:.1f} GiB of {:.1f} GiB per GPU", m.total_bytes / 1073741824.0,
-                               m.capacity_bytes / 1073741824.0);
-        return;
-      }
+      if (!fits(p, std::get<TrainingPrediction>(memory.prediction).memory)) return;
     }
     evaluated.fetch_add(1, std::memory_order_relaxed);
     fill_metrics(predict(s, {.cache = &cache, .exports = {}}), options, p);
