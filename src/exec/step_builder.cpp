@@ -330,6 +330,11 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
   out.num_ranks = static_cast<int>(deg.total());
   out.stages.resize(static_cast<std::size_t>(pp));
 
+  // Each layer's parameters on one rank, once: the gradient buckets of every micro-batch's
+  // backward read them.
+  std::vector<model::LayerParameters> layer_params(static_cast<std::size_t>(d.layers));
+  for (int l = 0; l < d.layers; ++l) layer_params[static_cast<std::size_t>(l)] = ctx.rank_layer_parameters(l);
+
   const double boundary = in.comms.boundary.bytes;
   auto tag = [&](int flush, int k, int slot, int dir) { return ((flush * m + k) * slots + slot) * 2 + dir; };
   const int stage_chunks = dual ? 2 : v;
@@ -351,7 +356,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
       const Place pl = place(s, c);
       const int first = first_layer[static_cast<std::size_t>(pl.position)];
       for (int l = first; l < first + chunk_layers[static_cast<std::size_t>(pl.position)]; ++l) {
-        const model::LayerParameters p = ctx.rank_layer_parameters(l);
+        const model::LayerParameters& p = layer_params[static_cast<std::size_t>(l)];
         stage_params.dense += p.dense;
         stage_params.routed_experts += p.routed_experts;
       }
@@ -440,7 +445,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           for (int l = layers - 1; l >= 0; --l) {
             entry = w.stamp(body(layer_template(layer0 + l)), entry, prefix(layer0 + l), pass, layer0 + l, mb,
                             task.chunk);
-            add_gradients(ctx.rank_layer_parameters(layer0 + l), entry, false);
+            add_gradients(layer_params[static_cast<std::size_t>(layer0 + l)], entry, false);
           }
           if (first_chunk) {
             entry = w.stamp(body(embedding), entry, prefix(-1) + "embedding.", pass, -1, mb, task.chunk);
