@@ -74,13 +74,18 @@ void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vect
   // The loss works on the logits in fp32 next to their 16-bit copy: one micro-batch's at a time.
   const double logits = static_cast<double>(shape.tokens()) * static_cast<double>(d.vocab) / deg.tp *
                         (4.0 + shape.element_bytes);
+  // ZeRO-3 gathers one layer at a time: the largest (an MoE layer's experts outweigh a dense one).
+  double largest_layer = 0.0;
+  for (int layer : ctx.first_layer_of_kind()) {
+    if (layer >= 0) largest_layer = std::max(largest_layer, ctx.rank_layer_parameters(layer).total());
+  }
   for (int i = 0; i < deg.pp; ++i) {
     const bool last = i == deg.pp - 1;
     memory::StageMemoryInputs in;
     in.parameters = params[static_cast<std::size_t>(i)].total();
     in.expert_parameters = params[static_cast<std::size_t>(i)].routed_experts;
     in.expert_dp = deg.dp;
-    in.layer_parameters = ctx.rank_layer_parameters(0).total();
+    in.layer_parameters = largest_layer;
     in.layers = layers[static_cast<std::size_t>(i)];
     int moe_layers = 0;
     for (const auto& [first_layer, count] : runs[static_cast<std::size_t>(i)]) {
