@@ -77,7 +77,7 @@ TEST(Sweep, BestPointsEqualABruteForcePredictionOfEveryPoint) {
     }
     if (p.status == PointStatus::ok) brute.emplace_back(t.tokens_per_s / t.num_gpus, p.index);
   }
-  EXPECT_GT(invalid, 0);  // mbs 3 never divides, cp 2 with ...
+  EXPECT_GT(invalid, 0);  // micro-batch size 3 never divides the sequences per replica
   std::sort(brute.begin(), brute.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
