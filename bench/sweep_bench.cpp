@@ -1,7 +1,8 @@
 // Plan-search speed: `rapidllm sweep` of Llama-3.1-70B (global batch 1024, seq 8192) on
-// 1024 H100s over the default axes (docs/sweep.md), as points per second (every point:
-// rejected by a rule or predicted) and predictions per second, on 1 and 2 threads; and a
-// design sweep crossing the plans with 16 HBM bandwidths. Each iteration is one whole
+// 1024 H100s over the default axes (docs/sweep.md) and over a wider space, as points per
+// second (every point: rejected by a rule, pruned by memory or predicted) and predictions
+// per second, on 1 and 2 threads; and a design sweep crossing the plans with 16 HBM
+// bandwidths. Each iteration is one whole
 // sweep from the config files (cold kernel cache included).
 #include <benchmark/benchmark.h>
 
@@ -33,6 +34,19 @@ void run(benchmark::State& state, SweepOptions o) {
 
 void BM_PlanSweepLlama70B1024(benchmark::State& state) { run(state, SweepOptions{}); }
 
+// A wider plan space, where the per-sweep costs (loading the configs, the first tile
+// search of each GEMM shape) weigh less: micro-batch sizes 1-16, every ZeRO stage, four
+// schedules with vpp 2, 4 and 8 (8,880 points).
+void BM_PlanSweepWideLlama70B1024(benchmark::State& state) {
+  SweepOptions o;
+  o.axes.micro_batch_size = {1, 2, 4, 8, 16};
+  o.axes.zero_stage = {0, 1, 2, 3};
+  o.axes.schedule = {PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved_1f1b, PipelineSchedule::zero_bubble,
+                     PipelineSchedule::dualpipe};
+  o.axes.vpp = {2, 4, 8};
+  run(state, o);
+}
+
 void BM_DesignSweepHbmBandwidth(benchmark::State& state) {
   SweepOptions o;
   SweepVary v{"tech_param.DRAM.bandwidth", {}};
@@ -44,4 +58,5 @@ void BM_DesignSweepHbmBandwidth(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_PlanSweepLlama70B1024)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PlanSweepWideLlama70B1024)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DesignSweepHbmBandwidth)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();

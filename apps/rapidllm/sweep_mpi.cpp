@@ -43,7 +43,7 @@ std::optional<SweepResult> mpi_sweep(const std::string& hardware_path, const std
   if (rank != 0) local.progress = nullptr;
   const SweepResult part = sweep(hardware_path, model_path, overrides, local);
 
-  // The points travel as the CSV rows sweep_csv_row writes (exact: 17 significant digits).
+  // The points travel as the CSV rows sweep_csv_row writes (exact: shortest round-trip numbers).
   std::string rows;
   for (const SweepPoint& p : part.points) rows += sweep_csv_row(p, part.run_type);
   const int length = static_cast<int>(rows.size());

@@ -20,6 +20,8 @@ struct SourceLocation {
   std::string override;  // the "--set a.b=v" text when the value came from the command line
 
   [[nodiscard]] std::string describe() const;
+
+  friend bool operator==(const SourceLocation&, const SourceLocation&) = default;
 };
 
 class ConfigError : public Error {

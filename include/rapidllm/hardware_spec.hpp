@@ -159,6 +159,8 @@ struct ProtocolSpec {
   // A ceiling on the protocol's per-GPU rate whatever the link offers: how fast the GPU's
   // threads can issue its stores (NCCL caps LL this way).
   double max_bandwidth_bytes_per_s = std::numeric_limits<double>::infinity();
+
+  friend bool operator==(const ProtocolSpec&, const ProtocolSpec&) = default;
 };
 
 struct SuperPodSpec {
@@ -166,6 +168,8 @@ struct SuperPodSpec {
   int leaf_size = 0;
   int leaf_switches_per_su = 0;
   int spine_switches_per_su = 0;
+
+  friend bool operator==(const SuperPodSpec&, const SuperPodSpec&) = default;
 };
 
 struct NetworkDimension {
@@ -198,12 +202,16 @@ struct NetworkDimension {
   std::optional<SuperPodSpec> superpod;
   std::vector<Parallelism> parallelisms;
   std::map<CollectiveOp, CollectiveAlgorithm> collective_override;
+
+  friend bool operator==(const NetworkDimension&, const NetworkDimension&) = default;
 };
 
 struct FaultyLink {
   int src = 0;
   int dst = 0;
   double weight = 1.0;  // remaining bandwidth fraction
+
+  friend bool operator==(const FaultyLink&, const FaultyLink&) = default;
 };
 
 struct OverlapSpec {
@@ -211,6 +219,8 @@ struct OverlapSpec {
   double tp_sp_overlap = 0.0;
   double cp_overlap = 0.0;
   double ep_overlap = 0.0;  // rapidllm: share of the MoE all-to-alls hidden under compute
+
+  friend bool operator==(const OverlapSpec&, const OverlapSpec&) = default;
 };
 
 struct NetworkSpec {
@@ -221,6 +231,8 @@ struct NetworkSpec {
 
   // The dimension that carries a parallelism, or nullptr when none lists it.
   [[nodiscard]] const NetworkDimension* dimension_for(Parallelism p) const;
+
+  friend bool operator==(const NetworkSpec&, const NetworkSpec&) = default;
 };
 
 enum class ExecutionMode { analytical, hybrid, full_astrasim_hierarchical, full_astrasim_flattened };
@@ -232,6 +244,8 @@ struct ExecutionBackendSpec {
   int active_chunks_per_dimension = 1;
   int preferred_dataset_splits = 1;
   std::string collective_arbitration;
+
+  friend bool operator==(const ExecutionBackendSpec&, const ExecutionBackendSpec&) = default;
 };
 
 struct HardwareSpec {

@@ -50,6 +50,8 @@ struct MoeSpec {
   double expert_imbalance_factor = 1.0;
   int moe_layer_freq = 1;
   int first_k_dense_replace = 0;
+
+  friend bool operator==(const MoeSpec&, const MoeSpec&) = default;
 };
 
 struct LlmModelSpec {

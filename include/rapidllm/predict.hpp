@@ -46,7 +46,6 @@ class PredictionCache {
 
  private:
   friend Result predict(const Scenario& scenario, const PredictOptions& options);
-  friend Result predict_memory(const Scenario& scenario, const PredictOptions& options);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -71,11 +70,12 @@ struct PredictOptions {
 // is written then).
 [[nodiscard]] Result predict(const Scenario& scenario, const PredictOptions& options = {});
 
-// A training scenario's per-GPU memory (every stage, the peak in `memory`) without timing
-// the step, as predict() would report it: what a plan search prunes with before timing.
-// The Result's TrainingPrediction has only num_gpus, the micro-batching and the memory
-// filled. Throws ConfigError for a workload that is not LLM training.
-[[nodiscard]] Result predict_memory(const Scenario& scenario, const PredictOptions& options = {});
+// A training scenario's per-GPU memory on its peak stage without timing the step, as
+// predict() would report it: what a plan search prunes with before timing. The Result's
+// TrainingPrediction has only num_gpus, the micro-batching and `memory` filled (not
+// stage_memory). Needs no kernel costs (nor a cache). Throws ConfigError for a workload that is
+// not LLM training.
+[[nodiscard]] Result predict_memory(const Scenario& scenario);
 
 struct CollectiveRequest {
   CollectiveOp op = CollectiveOp::all_reduce;

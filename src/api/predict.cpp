@@ -42,7 +42,7 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
 
 }  // namespace
 
-Result predict_memory(const Scenario& scenario, const PredictOptions& options) {
+Result predict_memory(const Scenario& scenario) {
   const auto* llm = std::get_if<LlmModelSpec>(&scenario.model.workload);
   if (llm == nullptr || llm->run_type != RunType::training) {
     throw ConfigError(SourceLocation{scenario.model_file, 0, 0, {}}, "model_param.run_type",
@@ -50,8 +50,7 @@ Result predict_memory(const Scenario& scenario, const PredictOptions& options) {
   }
   Result result;
   try {
-    result.prediction = exec::training_memory(scenario.hardware, *llm, scenario.model_file,
-                                              options.cache != nullptr ? &options.cache->impl_->costs : nullptr);
+    result.prediction = exec::training_memory(scenario.hardware, *llm, scenario.model_file);
   } catch (const InfeasibleError& e) {
     result.status = PredictStatus::infeasible;
     result.message = e.what();

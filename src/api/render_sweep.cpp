@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -63,8 +64,6 @@ nlohmann::json summary_json(const SweepResult& r) {
           {"evaluated", r.evaluated},
           {"by_status", by_status}};
 }
-
-std::string csv_number(double v, bool present) { return present ? fmt::format("{:.17g}", v) : ""; }
 
 std::string plan_text(const Plan& p, RunType run) {
   std::string s = fmt::format("tp{}{} cp{} ep{} pp{} {}{}", p.tp, p.sp ? "+sp" : "", p.cp, p.ep, p.pp,
@@ -138,30 +137,42 @@ std::string sweep_csv_row(const SweepPoint& p, RunType run) {
   const bool sized = p.status != PointStatus::invalid && p.status != PointStatus::infeasible;
   const bool measured = timed(p, run);
   const Plan& q = p.plan;
-  std::vector<std::string> f{std::to_string(p.index)};
-  for (const auto& v : p.varied) f.push_back(v);
-  f.push_back(std::to_string(q.tp));
-  f.emplace_back(q.sp ? "true" : "false");
-  for (int v : {q.cp, q.ep, q.pp, q.dp}) f.push_back(std::to_string(v));
-  f.emplace_back(to_string(q.schedule));
-  for (int v : {q.vpp, q.micro_batch_size, q.zero_stage}) f.push_back(std::to_string(v));
-  f.emplace_back(to_string(q.recompute));
-  f.push_back(placement_name(q));
-  f.emplace_back(to_string(p.status));
-  for (const auto& [v, present] : {std::pair{p.time_s, measured}, {p.tokens_per_s, measured},
-                                   {p.tokens_per_s_per_gpu, measured}, {p.mfu, measured && training},
-                                   {p.ttft_s, measured && !training}, {p.tpot_s, measured && !training},
-                                   {p.peak_memory_bytes, sized}, {p.memory_capacity_bytes, sized}}) {
-    f.push_back(csv_number(v, present));
-  }
-  f.emplace_back(!sized ? "" : p.peak_memory_bytes <= p.memory_capacity_bytes ? "true" : "false");
-  f.push_back(csv_number(p.energy_j, measured));
-  f.push_back(csv_number(p.refined_time_s.value_or(0.0), p.refined_time_s.has_value()));
+  // One buffer, no field strings: a big sweep writes millions of rows.
+  fmt::memory_buffer b;
+  const auto out = std::back_inserter(b);
+  fmt::format_to(out, FMT_COMPILE("{}"), p.index);
+  for (const auto& v : p.varied) fmt::format_to(out, FMT_COMPILE(",{}"), v);
+  fmt::format_to(out, FMT_COMPILE(",{},{},{},{},{},{},{},{},{},{},{},{},{}"), q.tp, q.sp, q.cp, q.ep, q.pp, q.dp,
+                 to_string(q.schedule), q.vpp, q.micro_batch_size, q.zero_stage, to_string(q.recompute),
+                 placement_name(q), to_string(p.status));
+  // Numbers in their shortest form that reads back to the same double (--resume).
+  const auto number = [&](double v, bool present) {
+    if (present) {
+      fmt::format_to(out, FMT_COMPILE(",{}"), v);
+    } else {
+      b.push_back(',');
+    }
+  };
+  number(p.time_s, measured);
+  number(p.tokens_per_s, measured);
+  number(p.tokens_per_s_per_gpu, measured);
+  number(p.mfu, measured && training);
+  number(p.ttft_s, measured && !training);
+  number(p.tpot_s, measured && !training);
+  number(p.peak_memory_bytes, sized);
+  number(p.memory_capacity_bytes, sized);
+  b.push_back(',');
+  if (sized) b.append(std::string_view(p.peak_memory_bytes <= p.memory_capacity_bytes ? "true" : "false"));
+  number(p.energy_j, measured);
+  number(p.refined_time_s.value_or(0.0), p.refined_time_s.has_value());
   // Reasons may hold commas: quoted, quotes doubled.
-  std::string reason;
-  for (char c : p.reason) reason += c == '"' ? std::string("\"\"") : std::string(1, c);
-  f.push_back(fmt::format("\"{}\"", reason));
-  return fmt::format("{}\n", fmt::join(f, ","));
+  b.append(std::string_view(",\""));
+  for (char c : p.reason) {
+    if (c == '"') b.push_back('"');
+    b.push_back(c);
+  }
+  b.append(std::string_view("\"\n"));
+  return fmt::to_string(b);
 }
 
 std::optional<SweepPoint> parse_sweep_csv_row(const std::string& row, std::size_t varied_keys) {

@@ -96,8 +96,9 @@ std::vector<Setting> hardware_settings() {
       {"tech_param.core.max_power", H, ValueKind::real, "W", "0",
        "[rapidllm] board power limit (TDP), per GPU; predictions above it warn; 0 = not described", {}, 0.0, 1e5},
       {"tech_param.core.dataflow", H, ValueKind::choice, "", "best",
-       "GEMM dataflow: weight/activation/output stationary, or the best of them",
-       {"wst", "ast", "ost", "best"}},
+       "GEMM dataflow: `best`, the tile search's fastest schedule (the only one modelled: RAPID-LLM's fixed "
+       "weight/activation/output-stationary choices wst/ast/ost are refused, not silently replaced)",
+       {"best"}},
       {"tech_param.core.util", H, ValueKind::real, "", "1.0",
        "achievable fraction of the tensor-core peak", {}, 1e-3, 1.0},
       {"tech_param.core.dtype_flop_scale.fp8", H, ValueKind::real, "", std::nullopt,

@@ -6,20 +6,27 @@ namespace rapidllm::exec {
 
 namespace {
 
+// FNV-1a over 64-bit words rather than bytes: a fingerprint is taken on every
+// prediction, and the fields are words.
 class Fnv1a {
  public:
-  void add(double v) { add_bytes(&v, sizeof v); }
-  void add(int v) { add_bytes(&v, sizeof v); }
-  void add(const std::string& s) { add_bytes(s.data(), s.size()); }
+  void add(double v) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, &v, sizeof v);
+    add_word(w);
+  }
+  void add(int v) { add_word(static_cast<std::uint64_t>(static_cast<std::uint32_t>(v))); }
+  void add(const std::string& s) {
+    for (char c : s) add_word(static_cast<unsigned char>(c));
+    add_word(s.size());
+  }
   [[nodiscard]] std::uint64_t value() const { return h_; }
 
  private:
-  void add_bytes(const void* data, std::size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < n; ++i) {
-      h_ ^= p[i];
-      h_ *= 1099511628211ULL;
-    }
+  void add_word(std::uint64_t w) {
+    h_ ^= w;
+    h_ *= 1099511628211ULL;
+    h_ ^= h_ >> 29;
   }
   std::uint64_t h_ = 14695981039346656037ULL;
 };
@@ -32,7 +39,7 @@ std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matm
   f.add(static_cast<int>(matmul_dtype));
   const CoreSpec& c = hw.core;
   for (double v : {c.frequency_hz, c.flop_per_cycle_per_tensor_core, c.util, c.sfu_ops_per_cycle_per_sm,
-                   c.fp32_ops_per_cycle_per_sm}) {
+                   c.fp32_ops_per_cycle_per_sm, c.energy_per_flop_j}) {
     f.add(v);
   }
   for (int v : {c.num_sms, c.tensor_cores_per_sm, c.fma_d1, c.fma_d2, c.mma_threads, c.max_cluster_size}) f.add(v);
@@ -44,7 +51,8 @@ std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matm
   }
   for (const MemoryLevel& m : hw.memory) {
     f.add(m.name);
-    for (double v : {m.size_bytes, m.bandwidth_bytes_per_s, m.latency_s, m.util}) f.add(v);
+    f.add(static_cast<int>(m.scope));
+    for (double v : {m.size_bytes, m.bandwidth_bytes_per_s, m.latency_s, m.util, m.dynamic_energy_per_bit_j}) f.add(v);
   }
   f.add(hw.sw.kernel_launch_overhead_s);
   f.add(hw.sw.attention_softmax_overlap);

@@ -1,6 +1,7 @@
 #include "exec/training_predictor.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 
 #include <fmt/format.h>
@@ -21,25 +22,27 @@ namespace rapidllm::exec {
 
 namespace {
 
-// Parameters one rank of a pipeline rank holds, its layers given as (first, count) runs:
-// TP shards the matrices and embeddings, EP the routed experts.
-model::LayerParameters stage_parameters(const LlmContext& ctx, const std::vector<std::pair<int, int>>& runs,
+// Parameters one rank of a pipeline rank holds, given its layers of each kind: TP shards
+// the matrices and embeddings, EP the routed experts.
+model::LayerParameters stage_parameters(const ModelPartition& ctx, const std::array<int, model::kLayerKinds>& kinds,
                                         bool first, bool last) {
   const auto& d = ctx.dims();
   model::LayerParameters p;
-  for (const auto& [first_layer, count] : runs) {
-    const std::array<int, model::kLayerKinds> n = d.layer_kinds(first_layer, count);
-    for (int kind = 0; kind < model::kLayerKinds; ++kind) {
-      if (n[static_cast<std::size_t>(kind)] == 0) continue;
-      const model::LayerParameters layer = ctx.rank_layer_parameters(ctx.first_layer_of_kind()[static_cast<std::size_t>(kind)]);
-      p.dense += n[static_cast<std::size_t>(kind)] * layer.dense;
-      p.routed_experts += n[static_cast<std::size_t>(kind)] * layer.routed_experts;
-    }
+  for (int kind = 0; kind < model::kLayerKinds; ++kind) {
+    const int n = kinds[static_cast<std::size_t>(kind)];
+    if (n == 0) continue;
+    const model::LayerParameters& layer = ctx.rank_layer_parameters(ctx.first_layer_of_kind()[static_cast<std::size_t>(kind)]);
+    p.dense += n * layer.dense;
+    p.routed_experts += n * layer.routed_experts;
   }
   const double table = static_cast<double>(d.vocab) * static_cast<double>(d.hidden) / ctx.degrees().tp;
   if (first) p.dense += table;
   if (last && (!d.tied_embeddings || ctx.degrees().pp > 1)) p.dense += table;
   return p;
+}
+
+int layer_count(const std::array<int, model::kLayerKinds>& kinds) {
+  return std::accumulate(kinds.begin(), kinds.end(), 0);
 }
 
 // Parameters a rank's data-parallel gradient collective carries: the dense ones after
@@ -54,12 +57,13 @@ int communicators(const parallel::Degrees& d) {
   return n;
 }
 
-// Every stage's memory; the peak stage first in `out.memory`. `params`: each stage's
+// The peak stage's memory in `out.memory`, and with `every_stage` each stage's in
+// `out.stage_memory`. `kinds` and `params`: each stage's layers of each kind and
 // stage_parameters.
-void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vector<int>& layers,
-                const std::vector<std::vector<std::pair<int, int>>>& runs,
+void add_memory(const ModelPartition& ctx, const model::LocalShape& shape,
+                const std::vector<std::array<int, model::kLayerKinds>>& kinds,
                 const std::vector<model::LayerParameters>& params, const parallel::Batching& batching, int vpp,
-                TrainingPrediction& out) {
+                bool every_stage, TrainingPrediction& out) {
   const auto& hw = ctx.hardware();
   const auto& d = ctx.dims();
   const auto& deg = ctx.degrees();
@@ -79,28 +83,47 @@ void add_memory(LlmContext& ctx, const model::LocalShape& shape, const std::vect
   for (int layer : ctx.first_layer_of_kind()) {
     if (layer >= 0) largest_layer = std::max(largest_layer, ctx.rank_layer_parameters(layer).total());
   }
+  if (every_stage) out.stage_memory.reserve(static_cast<std::size_t>(deg.pp));
+  MemoryBreakdown stage;
   for (int i = 0; i < deg.pp; ++i) {
     const bool last = i == deg.pp - 1;
+    const auto& n = kinds[static_cast<std::size_t>(i)];
     memory::StageMemoryInputs in;
     in.parameters = params[static_cast<std::size_t>(i)].total();
     in.expert_parameters = params[static_cast<std::size_t>(i)].routed_experts;
     in.expert_dp = deg.dp;
     in.layer_parameters = largest_layer;
-    in.layers = layers[static_cast<std::size_t>(i)];
+    in.layers = layer_count(n);
     int moe_layers = 0;
-    for (const auto& [first_layer, count] : runs[static_cast<std::size_t>(i)]) {
-      for (int l = first_layer; l < first_layer + count; ++l) moe_layers += d.moe_layer(l) ? 1 : 0;
-    }
+    for (int kind = 0; kind < model::kLayerKinds; ++kind) moe_layers += model::moe_kind(kind) ? n[static_cast<std::size_t>(kind)] : 0;
     in.layer_activation_bytes =
         moe_layers == 0 ? per_layer : ((in.layers - moe_layers) * per_layer + moe_layers * per_moe_layer) / in.layers;
     in.extra_activation_bytes = last ? 2.0 * stream : 0.0;  // final norm and LM head inputs
     in.in_flight_micro_batches =
         memory::in_flight_micro_batches(hw.parallelism.pp_schedule, i, deg.pp, batching.micro_batches, vpp);
     in.transient_bytes = last ? logits : 0.0;
-    const MemoryBreakdown stage = memory::training_stage_memory(hw, in, i, deg.dp * deg.ep, communicators(deg));
-    out.stage_memory.push_back(stage);
-    if (i == 0 || stage.total_bytes > out.memory.total_bytes) out.memory = stage;
+    memory::training_stage_memory(hw, in, i, deg.dp * deg.ep, communicators(deg), stage);
+    if (every_stage) out.stage_memory.push_back(stage);
+    if (i == 0 || stage.total_bytes > out.memory.total_bytes) std::swap(out.memory, stage);
   }
+}
+
+// Each pipeline rank's layers of each kind and its parameters per rank.
+struct StageLayers {
+  std::vector<std::array<int, model::kLayerKinds>> kinds;
+  std::vector<model::LayerParameters> params;
+};
+
+StageLayers stage_layers(const ModelPartition& ctx, int vpp) {
+  const int pp = ctx.degrees().pp;
+  StageLayers out;
+  out.kinds.reserve(static_cast<std::size_t>(pp));
+  out.params.reserve(static_cast<std::size_t>(pp));
+  for (int i = 0; i < pp; ++i) {
+    out.kinds.push_back(ctx.stage_layer_kinds(i, vpp));
+    out.params.push_back(stage_parameters(ctx, out.kinds.back(), i == 0, i == pp - 1));
+  }
+  return out;
 }
 
 // Dynamic energy of the step on every GPU: each rank of a stage runs that stage's
@@ -185,10 +208,8 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
 
 }  // namespace
 
-TrainingPrediction training_memory(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source,
-                                   CostCache* costs) {
-  CostCache local;
-  LlmContext ctx(hw, spec, source, costs != nullptr ? *costs : local);
+TrainingPrediction training_memory(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source) {
+  const ModelPartition ctx(hw, spec, source);
   const auto& deg = ctx.degrees();
   const parallel::Batching batching = parallel::training_batching(spec, hw.parallelism);
   const int vpp = hw.parallelism.pp_schedule == PipelineSchedule::interleaved_1f1b ? hw.parallelism.vpp : 1;
@@ -197,14 +218,9 @@ TrainingPrediction training_memory(const HardwareSpec& hw, const LlmModelSpec& s
   out.micro_batches = batching.micro_batches;
   out.micro_batch_size = batching.micro_batch_size;
   out.gradient_accumulation = batching.flushes;
-  const std::vector<std::vector<std::pair<int, int>>> runs = stage_layer_runs(ctx.dims().layers, deg.pp, vpp);
-  std::vector<model::LayerParameters> params;
-  params.reserve(runs.size());
-  for (int i = 0; i < deg.pp; ++i) {
-    params.push_back(stage_parameters(ctx, runs[static_cast<std::size_t>(i)], i == 0, i == deg.pp - 1));
-  }
-  add_memory(ctx, ctx.local_shape(batching.micro_batch_size, spec.seq_len),
-             layers_per_stage(ctx.dims().layers, deg.pp, vpp), runs, params, batching, vpp, out);
+  const StageLayers stages = stage_layers(ctx, vpp);
+  add_memory(ctx, ctx.local_shape(batching.micro_batch_size, spec.seq_len), stages.kinds, stages.params, batching, vpp,
+             false, out);
   return out;
 }
 
@@ -228,15 +244,11 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   // The dense parameters are data-parallel over dp x ep (the routed experts over dp).
   const int dense_dp = deg.dp * deg.ep;
   const int zero = dense_dp > 1 ? hw.sw.dp_zero_stage : 0;
-  const std::vector<int> layers = layers_per_stage(ctx.dims().layers, deg.pp, vpp);
-  const std::vector<std::vector<std::pair<int, int>>> runs = stage_layer_runs(ctx.dims().layers, deg.pp, vpp);
-  std::vector<model::LayerParameters> every_stage_params;  // per rank of each stage
-  every_stage_params.reserve(static_cast<std::size_t>(deg.pp));
+  const StageLayers stage_layer = stage_layers(ctx, vpp);
   model::LayerParameters stage_params;  // per rank, the stage whose DP collective carries the most
   double params = 0.0;
   for (int i = 0; i < deg.pp; ++i) {
-    const model::LayerParameters p = stage_parameters(ctx, runs[static_cast<std::size_t>(i)], i == 0, i == deg.pp - 1);
-    every_stage_params.push_back(p);
+    const model::LayerParameters& p = stage_layer.params[static_cast<std::size_t>(i)];
     if (i == 0 || dp_group_parameters(p, deg.ep) > params) {
       stage_params = p;
       params = dp_group_parameters(p, deg.ep);
@@ -266,12 +278,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   parts.reserve(static_cast<std::size_t>(deg.pp));
   for (int i = 0; i < deg.pp; ++i) {
     // The stage's layers, each kind (windowed attention, MoE MLP) at its own cost.
-    GraphCost part;
-    if (part_costs.single_kind >= 0) {
-      part = part_costs.layer(part_costs.single_kind).scaled(static_cast<double>(layers[static_cast<std::size_t>(i)]));
-    } else {
-      for (const auto& [first, count] : runs[static_cast<std::size_t>(i)]) part += ctx.layers_cost(part_costs, first, count);
-    }
+    GraphCost part = ctx.kinds_cost(part_costs, stage_layer.kinds[static_cast<std::size_t>(i)]);
     if (i == 0) part += embedding;
     if (i == deg.pp - 1) part += head;
     parallel::StageTime st;
@@ -398,7 +405,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   }
   out.stage_forward_s = stages[crit].forward_s;
   out.stage_backward_s = stages[crit].backward_s;
-  add_memory(ctx, shape, layers, runs, every_stage_params, batching, vpp, out);
+  add_memory(ctx, shape, stage_layer.kinds, stage_layer.params, batching, vpp, true, out);
 
   StepEnergyInputs energy_in;
   energy_in.reps = static_cast<double>(batching.flushes) * batching.micro_batches;

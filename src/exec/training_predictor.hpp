@@ -38,11 +38,11 @@ struct TrainingRunOptions {
 [[nodiscard]] TrainingPrediction predict_training(const HardwareSpec& hardware, const LlmModelSpec& model,
                                                   const std::string& model_source, CostCache* costs,
                                                   const TrainingRunOptions& options);
-// The per-GPU memory of the step (every stage, the peak in `memory`) without timing it:
-// what a plan search prunes with. Only num_gpus, micro-batching and memory are filled.
+// The per-GPU memory of the step's peak stage (`memory`) without timing it: what a plan
+// search prunes with. Only num_gpus, micro-batching and memory are filled.
 // Throws InfeasibleError as predict_training does.
 [[nodiscard]] TrainingPrediction training_memory(const HardwareSpec& hardware, const LlmModelSpec& model,
-                                                 const std::string& model_source, CostCache* costs);
+                                                 const std::string& model_source);
 
 [[nodiscard]] inline TrainingPrediction predict_training(const HardwareSpec& hardware, const LlmModelSpec& model,
                                                          const std::string& model_source, CostCache* costs = nullptr,

@@ -24,12 +24,20 @@ double in_flight_micro_batches(PipelineSchedule schedule, int stage, int pp, int
 
 MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage, int dp,
                                       int communicators) {
+  MemoryBreakdown b;
+  training_stage_memory(hw, in, stage, dp, communicators, b);
+  return b;
+}
+
+void training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage, int dp, int communicators,
+                           MemoryBreakdown& b) {
   const auto& p = hw.sw.precision;
   const int zero = dp > 1 ? hw.sw.dp_zero_stage : 0;
   // What one ZeRO shard holds: the dense parameters over dp, the experts over expert_dp.
   const double shard = (in.parameters - in.expert_parameters) / dp + in.expert_parameters / std::max(1, in.expert_dp);
-  MemoryBreakdown b;
+  b.bytes.clear();
   b.bytes.reserve(8);
+  b.total_bytes = 0.0;
   b.stage = stage;
   b.capacity_bytes = hw.dram().size_bytes;
   const auto add = [&b](const char* name, double bytes) {
@@ -49,7 +57,6 @@ MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryI
   add("zero3_gathered_parameters", zero >= 3 ? 2.0 * in.layer_parameters * p.tensor_format.bytes : 0.0);
   add("communication_buffers", communicators * kBytesPerCommunicator);
   add("framework_offset", hw.sw.const_mem_offset_bytes);
-  return b;
 }
 
 }  // namespace rapidllm::memory

@@ -35,5 +35,8 @@ struct StageMemoryInputs {
 // `dp`: the ranks the dense parameters are data-parallel over (dp x ep with experts).
 [[nodiscard]] MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage,
                                                     int dp, int communicators);
+// The same into `out`, its storage reused (a plan search sizes every stage of every plan).
+void training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage, int dp, int communicators,
+                           MemoryBreakdown& out);
 
 }  // namespace rapidllm::memory

@@ -80,6 +80,8 @@ struct LocalShape {
 
   [[nodiscard]] std::int64_t tokens() const;       // tokens entering the GEMMs on this rank
   [[nodiscard]] std::int64_t norm_tokens() const;  // tokens of norms/residuals (SP shards them)
+
+  friend bool operator==(const LocalShape&, const LocalShape&) = default;
 };
 
 // The names of an MLP's ops (dense, or the shared experts of an MoE layer).

@@ -26,6 +26,8 @@ struct MlaDims {
   [[nodiscard]] std::int64_t qk_head() const { return qk_nope + qk_rope; }
   // Cached per token and layer: the latent and the rope key (K and V are both read from it).
   [[nodiscard]] std::int64_t cache_width() const { return kv_lora + qk_rope; }
+
+  friend bool operator==(const MlaDims&, const MlaDims&) = default;
 };
 
 struct LlmDims {
@@ -86,6 +88,8 @@ struct LlmDims {
 
   [[nodiscard]] std::int64_t q_width() const { return heads * head_dim; }
   [[nodiscard]] std::int64_t kv_width() const { return kv_heads * head_dim; }
+
+  friend bool operator==(const LlmDims&, const LlmDims&) = default;
 };
 
 inline constexpr int kLayerKinds = 4;

@@ -21,6 +21,8 @@ struct PartSettings {
   // reduce-scattered, per rank (0 = not sharded).
   double zero3_parameter_bytes = 0.0;
   double zero3_gradient_bytes = 0.0;
+
+  friend bool operator==(const PartSettings&, const PartSettings&) = default;
 };
 
 // Each builds into `out` (emptied first, its storage reused).

@@ -27,6 +27,8 @@ struct Degrees {
 
   [[nodiscard]] int of(Parallelism p) const;
   [[nodiscard]] long long total() const { return 1LL * tp * cp * ep * dp * pp; }
+
+  friend bool operator==(const Degrees&, const Degrees&) = default;
 };
 
 // Ranks a dimension with a fixed size holds (the product of its sizes); 0 for `auto`.

@@ -149,7 +149,7 @@ void evaluate(Scenario& s, const SweepOptions& options, PredictionCache& cache, 
   try {
     if (model.run_type == RunType::training) {
       // Memory first: a plan that does not fit is not timed.
-      const Result memory = predict_memory(s, {.cache = &cache, .exports = {}});
+      const Result memory = predict_memory(s);
       if (!memory.ok()) {
         p.status = PointStatus::infeasible;
         p.reason = memory.message;

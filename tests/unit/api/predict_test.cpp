@@ -4,6 +4,8 @@
 #include <utility>
 
 #include <gmock/gmock.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "api_fixtures.hpp"
@@ -116,6 +118,49 @@ TEST(Predict, AReusedCacheGivesIdenticalResults) {
   const Result after_move = predict(b, {.cache = &moved, .exports = {}});
   ASSERT_TRUE(after_move.ok());
   EXPECT_EQ(std::get<TrainingPrediction>(after_move.prediction).step_time_s, b_step);
+}
+
+// One cache through plans and devices that share some layers (the pipeline depth and the
+// data-parallel degree do not reach a layer's graph) and not others (ZeRO-3 gathers over
+// dp, overlap, bandwidth, energy): each prediction equals the one made with a cache of its
+// own, to the bit.
+TEST(Predict, ACacheSharedAcrossPlansAndDevicesGivesEachItsOwnPrediction) {
+  const std::vector<std::vector<std::string>> variants = {
+      {"parallelism.train.dp=4"},
+      {"parallelism.pp=2", "parallelism.train.dp=2"},
+      {"parallelism.pp=4"},
+      {"parallelism.train.dp=2", "sw_param.dp_zero_stage=3"},
+      {"parallelism.train.dp=4", "sw_param.dp_zero_stage=3"},
+      {"parallelism.tp=2", "parallelism.tp_sp=true", "parallelism.pp=8"},
+      {"parallelism.tp=2", "parallelism.tp_sp=true", "parallelism.pp=8", "network.dimensions[0].parallelisms=[pp]",
+       "network.dimensions[1].parallelisms=[tp, cp, ep, dp]"},  // the 8 stages fill a node: TP over InfiniBand
+      {"parallelism.tp=2", "parallelism.tp_sp=true", "parallelism.pp=2", "network.overlap.tp_sp_overlap=0.5"},
+      {"parallelism.tp=2", "parallelism.tp_sp=true", "parallelism.pp=2", "tech_param.DRAM.bandwidth=2.0e12"},
+      {"parallelism.train.dp=4", "tech_param.core.nominal_energy_per_flop=2.0e-12"},
+      {"parallelism.train.dp=4", "tech_param.core.nominal_energy_per_flop=4.0e-12"},
+  };
+  PredictionCache cache;
+  std::vector<double> energies;
+  std::vector<double> steps;
+  for (const auto& overrides : variants) {
+    SCOPED_TRACE(fmt::format("{}", fmt::join(overrides, " ")));
+    const Scenario s = shipped_scenario("H100_SXM5_80GB", "llama3.1-8b", overrides);
+    const Result shared = predict(s, {.cache = &cache, .exports = {}});
+    const Result own = predict(s);
+    ASSERT_TRUE(shared.ok() && own.ok()) << shared.message << own.message;
+    const auto& a = std::get<TrainingPrediction>(shared.prediction);
+    const auto& b = std::get<TrainingPrediction>(own.prediction);
+    EXPECT_EQ(a.step_time_s, b.step_time_s);
+    EXPECT_EQ(a.energy.energy_j, b.energy.energy_j);
+    EXPECT_EQ(a.memory.total_bytes, b.memory.total_bytes);
+    ASSERT_EQ(a.breakdown.size(), b.breakdown.size());
+    for (std::size_t i = 0; i < a.breakdown.size(); ++i) EXPECT_EQ(a.breakdown[i].second, b.breakdown[i].second);
+    energies.push_back(a.energy.energy_j);
+    steps.push_back(a.step_time_s);
+  }
+  EXPECT_GT(steps[6], steps[5]);  // TP over InfiniBand is slower than over NVLink: not reused
+  // Twice the energy per FLOP costs more energy (the kernel costs were not reused).
+  EXPECT_GT(energies[10], energies[9]);
 }
 
 }  // namespace

@@ -1,0 +1,148 @@
+#include "exec/model_partition.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/tp_share.hpp"
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::exec {
+
+namespace {
+
+// RAPID-LLM's degrees: training multiplies the GPUs by ep (dense layers data-parallel over
+// dp x ep, experts split ep ways); inference by moe_dp, its expert-parallel degree.
+parallel::Degrees degrees_of(const ParallelismSpec& p, RunType run) {
+  parallel::Degrees d;
+  d.tp = p.tp;
+  d.cp = p.cp;
+  d.pp = p.pp;
+  d.ep = run == RunType::training ? p.ep : p.moe_dp;
+  d.dp = run == RunType::training ? p.dp : p.replica_count;
+  return d;
+}
+
+// Expert parallelism needs experts to split, and the layout rapidllm models.
+void check_expert_parallelism(const model::LlmDims& d, const HardwareSpec& hw, RunType run) {
+  const auto& p = hw.parallelism;
+  const int ep = run == RunType::training ? p.ep : p.moe_dp;
+  const char* key = run == RunType::training ? "parallelism.train.ep" : "parallelism.inference.moe_dp";
+  if (!d.has_moe()) {
+    if (ep > 1) {
+      throw InfeasibleError(fmt::format("{} = {} but the model is dense (moe.num_experts = 1): expert parallelism "
+                                        "has no experts to split; set it to 1",
+                                        key, ep));
+    }
+    return;
+  }
+  if (d.moe.num_experts % ep != 0) {
+    throw InfeasibleError(fmt::format("{} = {} does not divide moe.num_experts = {}", key, ep, d.moe.num_experts));
+  }
+  if (run == RunType::training && !p.tp_ep && p.tp > 1) {
+    throw InfeasibleError(
+        "parallelism.train.tp_ep = false (experts whole on every TP rank) with tp > 1 is not modelled: rapidllm "
+        "splits each expert over the TP ranks (Megatron's expert tensor parallelism = tp); set tp_ep: true");
+  }
+  if (run == RunType::training && ep > 1 && hw.sw.dp_zero_stage == 3 && p.dp * ep > 1) {
+    throw InfeasibleError("ZeRO-3 (dp_zero_stage: 3) with expert parallelism is not modelled: dense and expert "
+                          "parameters shard over different groups; use dp_zero_stage 1 or 2");
+  }
+  if (ep > 1 && p.tp > 1 && !p.tp_sp) {
+    throw InfeasibleError("MoE with tp > 1 and expert parallelism needs sequence parallelism (each TP rank "
+                          "dispatches its own share of the tokens): set parallelism.tp_sp: true");
+  }
+}
+
+}  // namespace
+
+ModelPartition::ModelPartition(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source)
+    : hw_(hw),
+      spec_(spec),
+      dims_(model::llm_dims(spec, source)),
+      degrees_(degrees_of(hw.parallelism, spec.run_type)),
+      sequence_parallel_(hw.parallelism.tp_sp && hw.parallelism.tp > 1) {
+  (void)model::tp_share(dims_, degrees_.tp);
+  check_expert_parallelism(dims_, hw, spec.run_type);
+  // Training splits every sequence evenly over the CP ranks; an inference prompt that cp
+  // does not divide leaves the last rank a shorter part (the busiest rank is costed).
+  if (spec.run_type == RunType::training && spec.seq_len % degrees_.cp != 0) {
+    throw InfeasibleError(fmt::format("seq_len = {} is not divisible by cp = {}", spec.seq_len, degrees_.cp));
+  }
+  first_of_kind_.fill(-1);
+  for (int l = dims_.layers - 1; l >= 0; --l) first_of_kind_[static_cast<std::size_t>(dims_.layer_kind(l))] = l;
+  int kinds = 0;
+  for (std::size_t kind = 0; kind < first_of_kind_.size(); ++kind) {
+    if (first_of_kind_[kind] < 0) continue;
+    single_kind_ = static_cast<int>(kind);
+    ++kinds;
+    model::LayerParameters& p = rank_params_[kind];
+    p = model::layer_parameters(dims_, first_of_kind_[kind]);
+    p.dense /= degrees_.tp;
+    p.routed_experts /= static_cast<double>(degrees_.tp) * degrees_.ep;
+  }
+  if (kinds > 1) single_kind_ = -1;
+  const int chunks = degrees_.pp * (hw.parallelism.pp_schedule == PipelineSchedule::interleaved_1f1b ? hw.parallelism.vpp : 1);
+  if (dims_.layers < chunks) {
+    throw InfeasibleError(fmt::format("{} layers cannot fill pp x vpp = {} pipeline chunks", dims_.layers, chunks));
+  }
+}
+
+model::LocalShape ModelPartition::local_shape(std::int64_t micro_batch, std::int64_t seq) const {
+  model::LocalShape s;
+  s.micro_batch = micro_batch;
+  s.seq = seq;
+  s.tp = degrees_.tp;
+  s.cp = degrees_.cp;
+  s.ep = degrees_.ep;
+  s.sequence_parallel = sequence_parallel_;
+  s.element_bytes = element_bytes();
+  s.kv_element_bytes = hw_.sw.precision.kv_cache.bytes;
+  s.fp8_linears = hw_.sw.precision.matmul.bytes < hw_.sw.precision.tensor_format.bytes;
+  return s;
+}
+
+parallel::PartSettings ModelPartition::part_settings() const {
+  parallel::PartSettings p;
+  p.training = spec_.run_type == RunType::training;
+  const auto& o = hw_.network.overlap;
+  p.tp_overlap = sequence_parallel_ ? o.tp_sp_overlap : o.tp_overlap;
+  p.cp_overlap = o.cp_overlap;
+  p.ep_overlap = o.ep_overlap;
+  p.cp = degrees_.cp;
+  const ActivationRecompute r = hw_.sw.recompute;
+  // Fused attention kernels recompute their core anyway: selective recompute adds nothing.
+  p.recompute = r == ActivationRecompute::full                                      ? model::Recompute::full
+                : r == ActivationRecompute::selective && !dims_.flash_attention ? model::Recompute::attention_core
+                                                                                  : model::Recompute::none;
+  return p;
+}
+
+parallel::PartSettings ModelPartition::layer_settings(int layer) const {
+  parallel::PartSettings p = part_settings();
+  if (p.training && degrees_.dp > 1 && hw_.sw.dp_zero_stage == 3) {
+    const double layer_params = rank_layer_parameters(layer).total();
+    p.zero3_parameter_bytes = layer_params * hw_.sw.precision.parameters.bytes;
+    p.zero3_gradient_bytes = layer_params * hw_.sw.precision.grad_communication.bytes;
+  }
+  return p;
+}
+
+std::array<int, model::kLayerKinds> ModelPartition::stage_layer_kinds(int stage, int vpp) const {
+  const int chunks = degrees_.pp * vpp;
+  const int base = dims_.layers / chunks;
+  const int longer = dims_.layers % chunks;  // the first chunks take one layer more
+  std::array<int, model::kLayerKinds> n{};
+  for (int c = stage; c < chunks; c += degrees_.pp) {
+    const int count = base + (c < longer ? 1 : 0);
+    if (single_kind_ >= 0) {
+      n[static_cast<std::size_t>(single_kind_)] += count;
+      continue;
+    }
+    const std::array<int, model::kLayerKinds> in_chunk = dims_.layer_kinds(c * base + std::min(c, longer), count);
+    for (std::size_t k = 0; k < n.size(); ++k) n[k] += in_chunk[k];
+  }
+  return n;
+}
+
+}  // namespace rapidllm::exec
