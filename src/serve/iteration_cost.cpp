@@ -1,0 +1,154 @@
+#include "serve/iteration_cost.hpp"
+
+#include <algorithm>
+
+#include "rapidllm/error.hpp"
+
+namespace rapidllm::serving {
+
+namespace {
+
+constexpr auto kAttention = static_cast<std::size_t>(model::OpClass::attention);
+
+const LlmModelSpec& llm(const Scenario& s) {
+  const auto* m = std::get_if<LlmModelSpec>(&s.model.workload);
+  if (m == nullptr) {
+    throw ConfigError(SourceLocation{s.model_file, 0, 0, {}}, "model_param.mode", "serving needs an LLM model",
+                      "give an LLM model file (GEMM workloads are not served)");
+  }
+  return *m;
+}
+
+HardwareSpec replica_hardware(const Scenario& s) {
+  const ParallelismSpec& p = s.hardware.parallelism;
+  if (p.cp > 1 || p.moe_dp > 1) {
+    throw ConfigError(SourceLocation{s.hardware.source, 0, 0, {}}, p.cp > 1 ? "parallelism.cp" : "parallelism.inference.moe_dp",
+                      "serving with context or expert parallelism is not modelled",
+                      "serve with tp and pp (set cp and moe_dp to 1); `predict` models them for a static batch");
+  }
+  return s.hardware;
+}
+
+LlmModelSpec inference_model(const Scenario& s) {
+  LlmModelSpec m = llm(s);
+  m.run_type = RunType::inference;  // the workload sets lengths and batches
+  return m;
+}
+
+model::Op attention_op(const exec::LlmContext& ctx, model::LocalShape shape) {
+  for (const auto& op : model::transformer_layer_ops(ctx.dims(), shape)) {
+    if (op.kind == model::OpKind::attention) return op;
+  }
+  throw InfeasibleError("serving: the model's layer has no attention core to cost");
+}
+
+}  // namespace
+
+IterationCost::IterationCost(const Scenario& scenario)
+    : hardware_(replica_hardware(scenario)),
+      model_(inference_model(scenario)),
+      ctx_(hardware_, model_, scenario.model_file, costs_) {
+  model::LocalShape decode = ctx_.local_shape(1, 1);
+  decode.decode = true;
+  decode.sequence_parallel = false;
+  decode.kv_len = 1;
+  decode_attention_ = attention_op(ctx_, decode);
+  prefill_attention_ = attention_op(ctx_, ctx_.local_shape(1, 1));
+}
+
+const IterationCost::Body& IterationCost::prefill_body(std::int64_t tokens) {
+  auto [it, fresh] = prefill_.try_emplace(tokens);
+  if (!fresh) return it->second;
+  // One sequence of `tokens` from an empty cache, as the static predictor's prefill.
+  const exec::PartCosts parts = ctx_.run_parts(ctx_.local_shape(1, tokens));
+  const exec::GraphCost layers = ctx_.layers_cost(parts, 0, ctx_.dims().layers);
+  it->second.attention_s = layers.compute.forward_s[kAttention];
+  it->second.non_attention_s = layers.forward_s() - it->second.attention_s + parts.embedding.forward_s();
+  return it->second;
+}
+
+double IterationCost::decode_body_s(std::int64_t sequences) {
+  auto [it, fresh] = decode_.try_emplace(sequences);
+  if (!fresh) return it->second;
+  model::LocalShape shape = ctx_.local_shape(sequences, 1);
+  shape.decode = true;
+  shape.sequence_parallel = false;
+  shape.kv_len = 1;  // everything but the attention core is the same at every context
+  const exec::PartCosts parts = ctx_.run_parts(shape);
+  const exec::GraphCost layers = ctx_.layers_cost(parts, 0, ctx_.dims().layers);
+  it->second = layers.forward_s() - layers.compute.forward_s[kAttention] + parts.embedding.forward_s();
+  head_.try_emplace(sequences, parts.head.forward_s());
+  return it->second;
+}
+
+double IterationCost::head_s(std::int64_t sequences) {
+  if (const auto it = head_.find(sequences); it != head_.end()) return it->second;
+  (void)decode_body_s(sequences);  // costs the head with it
+  return head_.at(sequences);
+}
+
+double IterationCost::decode_attention_s(std::int64_t sequences, std::int64_t context) {
+  // Sliding-window layers attend to min(context, window) cached tokens (their rolling
+  // buffer), global ones to all of them.
+  const auto& d = ctx_.dims();
+  const int windowed = d.windowed_layers(0, d.layers);
+  const auto at = [&](std::int64_t kv) {
+    model::Op op = decode_attention_;
+    op.attention.batch = sequences;
+    op.attention.kv_len = kv;
+    return ctx_.coster().time(op).forward_s;
+  };
+  if (windowed == 0) return d.layers * at(context);
+  return (d.layers - windowed) * at(context) + windowed * at(std::min(context, d.sliding_window));
+}
+
+double IterationCost::chunk_attention_s(const PrefillChunk& chunk) {
+  if (chunk.prefix == 0) return prefill_body(chunk.tokens).attention_s;
+  // A chunk after a cached prefix: each of its queries sees the prefix and the chunk's
+  // tokens up to itself, prefix + (c + 1) / 2 keys on average; costed as that many keys
+  // for every query (no causal block skipping left to do past the prefix).
+  const auto& d = ctx_.dims();
+  const int windowed = d.windowed_layers(0, d.layers);
+  const std::int64_t keys = chunk.prefix + (chunk.tokens + 1) / 2;
+  const auto at = [&](std::int64_t kv) {
+    model::Op op = prefill_attention_;
+    op.attention.q_len = chunk.tokens;
+    op.attention.kv_len = kv;
+    op.attention.causal = false;
+    op.attention.window = 0;
+    return ctx_.coster().time(op).forward_s;
+  };
+  if (windowed == 0) return d.layers * at(keys);
+  return (d.layers - windowed) * at(keys) + windowed * at(std::min(keys, d.sliding_window));
+}
+
+double IterationCost::stage_sends_s(std::int64_t tokens) {
+  const int pp = ctx_.degrees().pp;
+  if (pp == 1) return 0.0;
+  const double bytes = static_cast<double>(tokens) * static_cast<double>(ctx_.dims().hidden) * ctx_.element_bytes();
+  const model::CommOp send{CollectiveOp::send_recv, Parallelism::pp, bytes, model::CommPurpose::pp,
+                           model::HiddenUnder::nothing, 0.0};
+  return (pp - 1) * ctx_.executor().comm(send).time_s;
+}
+
+double IterationCost::time_s(std::int64_t decodes, std::int64_t decode_context_sum,
+                             std::span<const PrefillChunk> chunks) {
+  std::int64_t prefill_tokens = 0;
+  for (const PrefillChunk& c : chunks) prefill_tokens += c.tokens;
+  const std::int64_t tokens = prefill_tokens + decodes;
+  if (tokens == 0) return 0.0;
+  // A decode-only iteration runs the decode graphs; with a prefill in it, one forward over
+  // all the tokens.
+  double t = prefill_tokens == 0 ? decode_body_s(decodes) : prefill_body(tokens).non_attention_s;
+  // Every decode and every chunk that ends its prompt emits a token; a chunk in the middle
+  // of a prompt still runs the head in engines that do not skip it, so count them all.
+  t += head_s(decodes + static_cast<std::int64_t>(chunks.size()));
+  if (decodes > 0) {
+    const std::int64_t mean_context = (decode_context_sum + decodes / 2) / decodes;
+    t += decode_attention_s(decodes, std::max<std::int64_t>(1, mean_context));
+  }
+  for (const PrefillChunk& c : chunks) t += chunk_attention_s(c);
+  return t + stage_sends_s(tokens);
+}
+
+}  // namespace rapidllm::serving

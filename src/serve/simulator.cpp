@@ -1,0 +1,470 @@
+// The discrete-event serving simulation behind rapidllm::serve: replicas that each run one
+// engine iteration at a time, a router, the arrivals, and the bookkeeping of every request
+// through admission, chunked prefill, decode, preemption and completion.
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <queue>
+
+#include <fmt/format.h>
+
+#include "rapidllm/error.hpp"
+#include "rapidllm/serve.hpp"
+#include "serve/iteration_cost.hpp"
+#include "serve/kv_capacity.hpp"
+#include "serve/latency_stats.hpp"
+#include "serve/workload.hpp"
+
+namespace rapidllm {
+
+namespace serving {
+namespace {
+
+struct Request {
+  std::int64_t input = 0;
+  std::int64_t output = 0;
+  double arrival_s = 0.0;
+  int replica = 0;
+  std::int64_t prefill_target = 0;  // the prompt, or prompt + output so far after a preemption
+  std::int64_t prefilled = 0;
+  std::int64_t generated = 0;
+  std::int64_t cached = 0;  // tokens whose keys and values are in the cache
+  std::int64_t blocks = 0;
+  double first_token_s = -1.0;
+  double last_token_s = 0.0;
+  double finish_s = 0.0;
+  int preemptions = 0;
+  bool done = false;
+
+  [[nodiscard]] bool decoding() const { return prefilled == prefill_target; }
+};
+
+struct Replica {
+  std::deque<std::int64_t> waiting;
+  std::vector<std::int64_t> running;  // admission order
+  std::int64_t free_blocks = 0;
+  bool busy = false;
+  // The iteration in flight.
+  double start_s = 0.0;
+  std::vector<std::int64_t> decodes;
+  std::vector<std::pair<std::int64_t, std::int64_t>> chunks;  // request, tokens
+};
+
+struct Event {
+  double time_s;
+  std::int64_t order;  // ties: in the order scheduled
+  int replica;         // -1: an open-loop arrival
+
+  bool operator>(const Event& o) const { return time_s != o.time_s ? time_s > o.time_s : order > o.order; }
+};
+
+class Simulation {
+ public:
+  Simulation(const Scenario& scenario, const ServeOptions& options)
+      : options_(options), engine_(options.engine), workload_(options.workload), cost_(scenario) {
+    check_engine();
+    const KvCapacity kv = kv_capacity(cost_.context(), engine_);
+    blocks_ = kv.blocks;
+    result_.engine = engine_.name;
+    result_.kv_bytes_per_token = kv.bytes_per_token;
+    result_.kv_blocks_per_replica = kv.blocks;
+    result_.kv_tokens_per_replica = kv.blocks * engine_.block_size;
+    const auto& deg = cost_.context().degrees();
+    result_.replicas = std::max(1, scenario.hardware.parallelism.replica_count);
+    result_.gpus_per_replica = deg.tp * deg.pp;
+    result_.num_gpus = result_.replicas * result_.gpus_per_replica;
+    const std::int64_t longest = workload_.longest_request_tokens();
+    if (longest > result_.kv_tokens_per_replica) {
+      throw InfeasibleError(fmt::format("a request of up to {} tokens does not fit the KV cache of {} tokens per replica",
+                                        longest, result_.kv_tokens_per_replica));
+    }
+    replicas_.resize(static_cast<std::size_t>(result_.replicas));
+    for (Replica& r : replicas_) r.free_blocks = blocks_;
+  }
+
+  ServeResult run() {
+    Arrival a;
+    if (workload_.closed_loop()) {
+      for (int c = 0; c < options_.workload.concurrency && workload_.next_closed(0.0, a); ++c) arrive(a);
+    } else if (workload_.next_open(a)) {
+      pending_ = a;
+      push(a.time_s, -1);
+    }
+    start_idle_replicas();  // a closed loop's first requests are already queued
+    while (!events_.empty()) {
+      const Event e = events_.top();
+      events_.pop();
+      advance_to(e.time_s);
+      if (e.replica < 0) {
+        arrive(pending_);
+        // Every arrival at this instant (an offline run's whole queue) before any iteration.
+        while (workload_.next_open(a)) {
+          if (a.time_s > now_) {
+            pending_ = a;
+            push(a.time_s, -1);
+            break;
+          }
+          arrive(a);
+        }
+      } else {
+        finish_iteration(e.replica);
+      }
+      start_idle_replicas();
+    }
+    return summarize_run();
+  }
+
+ private:
+  void check_engine() const {
+    const auto bad = [](const char* key, const std::string& problem) {
+      return ConfigError(SourceLocation{}, key, problem, "see `rapidllm serve --help` for the ranges");
+    };
+    if (engine_.max_num_seqs < 1) throw bad("--max-num-seqs", "must be >= 1");
+    if (engine_.max_num_batched_tokens < 1) throw bad("--max-num-batched-tokens", "must be >= 1");
+    if (engine_.block_size < 1) throw bad("--block-size", "must be >= 1");
+    if (!(engine_.kv_memory_fraction > 0.0 && engine_.kv_memory_fraction <= 1.0)) {
+      throw bad("--kv-memory-fraction", "must lie in (0, 1]");
+    }
+    if (engine_.iteration_overhead_s < 0.0) throw bad("--iteration-overhead", "must be >= 0");
+    if (!engine_.chunked_prefill && workload_.longest_request_tokens() > 0 &&
+        options_.workload.input.hi > engine_.max_num_batched_tokens && options_.workload.arrivals != ArrivalKind::trace) {
+      throw bad("--max-num-batched-tokens",
+                fmt::format("prompts of up to {} tokens exceed the {}-token budget and chunked prefill is off",
+                            options_.workload.input.hi, engine_.max_num_batched_tokens));
+    }
+  }
+
+  void start_idle_replicas() {
+    for (std::size_t r = 0; r < replicas_.size(); ++r) {
+      if (!replicas_[r].busy) start_iteration(static_cast<int>(r));
+    }
+  }
+
+  void push(double time_s, int replica) { events_.push(Event{time_s, order_++, replica}); }
+
+  // Integrates the requests in the system and the KV use up to `t`.
+  void advance_to(double t) {
+    const double dt = t - now_;
+    if (dt > 0.0) {
+      in_system_area_ += dt * static_cast<double>(in_system_);
+      used_blocks_area_ += dt * static_cast<double>(used_blocks_);
+      record_sample(dt);
+      now_ = t;
+    }
+  }
+
+  void record_sample(double dt) {
+    samples_.push_back({now_, dt, used_blocks_, running_, waiting_});
+  }
+
+  std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + engine_.block_size - 1) / engine_.block_size; }
+
+  int route() {
+    if (options_.router == ServeRouter::round_robin) return static_cast<int>(routed_++ % replicas_.size());
+    std::size_t best = 0;
+    for (std::size_t r = 1; r < replicas_.size(); ++r) {
+      const auto load = [&](std::size_t i) { return replicas_[i].running.size() + replicas_[i].waiting.size(); };
+      if (load(r) < load(best)) best = r;
+    }
+    return static_cast<int>(best);
+  }
+
+  void arrive(const Arrival& a) {
+    Request q;
+    q.input = a.input_tokens;
+    q.output = a.output_tokens;
+    q.arrival_s = a.time_s;
+    q.prefill_target = a.input_tokens;
+    q.replica = route();
+    requests_.push_back(q);
+    replicas_[static_cast<std::size_t>(q.replica)].waiting.push_back(static_cast<std::int64_t>(requests_.size() - 1));
+    ++in_system_;
+    ++waiting_;
+    first_arrival_s_ = std::min(first_arrival_s_, a.time_s);
+  }
+
+  void free(Replica& r, Request& q) {
+    r.free_blocks += q.blocks;
+    used_blocks_ -= q.blocks;
+    q.blocks = 0;
+  }
+
+  bool grow(Replica& r, Request& q, std::int64_t tokens) {
+    const std::int64_t need = blocks_for(tokens) - q.blocks;
+    if (need <= 0) return true;
+    if (need > r.free_blocks) return false;
+    r.free_blocks -= need;
+    used_blocks_ += need;
+    q.blocks += need;
+    return true;
+  }
+
+  // Recompute preemption of the newest running request: its cache is dropped and its
+  // prompt and output so far are prefilled again when it is readmitted.
+  void preempt_newest(Replica& r) {
+    const std::int64_t id = r.running.back();
+    r.running.pop_back();
+    Request& q = requests_[static_cast<std::size_t>(id)];
+    free(r, q);
+    q.prefill_target = q.input + q.generated;
+    q.prefilled = 0;
+    q.cached = 0;
+    ++q.preemptions;
+    ++result_.preemptions;
+    r.waiting.push_front(id);
+    --running_;
+    ++waiting_;
+  }
+
+  void start_iteration(int index) {
+    Replica& r = replicas_[static_cast<std::size_t>(index)];
+    r.decodes.clear();
+    r.chunks.clear();
+    std::int64_t budget = engine_.max_num_batched_tokens;
+    const auto prefill_work = [&] {
+      // Prompts already under way, then new requests first come first served.
+      for (std::int64_t id : r.running) {
+        Request& q = requests_[static_cast<std::size_t>(id)];
+        if (q.decoding() || budget == 0) continue;
+        std::int64_t c = std::min(q.prefill_target - q.prefilled, budget);
+        if (!engine_.reserve_full_sequence) {
+          c = std::min(c, (q.blocks + r.free_blocks) * engine_.block_size - q.cached);
+          if (c <= 0 || !grow(r, q, q.cached + c)) continue;
+        }
+        r.chunks.emplace_back(id, c);
+        budget -= c;
+      }
+      while (!r.waiting.empty() && budget > 0 && static_cast<int>(r.running.size()) < engine_.max_num_seqs) {
+        const std::int64_t id = r.waiting.front();
+        Request& q = requests_[static_cast<std::size_t>(id)];
+        const std::int64_t c = engine_.chunked_prefill ? std::min(q.prefill_target, budget) : q.prefill_target;
+        if (c > budget) break;
+        const std::int64_t reserve = engine_.reserve_full_sequence ? q.input + q.output : c;
+        if (!grow(r, q, reserve)) break;
+        r.waiting.pop_front();
+        r.running.push_back(id);
+        --waiting_;
+        ++running_;
+        r.chunks.emplace_back(id, c);
+        budget -= c;
+      }
+    };
+    const auto decode_work = [&] {
+      for (std::size_t i = 0; i < r.running.size() && budget > 0; ++i) {
+        const std::int64_t id = r.running[i];
+        Request& q = requests_[static_cast<std::size_t>(id)];
+        if (!q.decoding()) continue;
+        bool preempted_self = false;
+        while (!grow(r, q, q.cached + 1)) {
+          if (r.running.back() == id) preempted_self = true;
+          preempt_newest(r);
+          if (preempted_self) break;
+        }
+        if (preempted_self) break;
+        r.decodes.push_back(id);
+        --budget;
+      }
+    };
+    if (engine_.policy == ServePolicy::decode_first) {
+      decode_work();
+      prefill_work();
+    } else {
+      prefill_work();
+      if (r.chunks.empty()) decode_work();
+    }
+    if (r.decodes.empty() && r.chunks.empty()) {
+      r.busy = false;
+      return;
+    }
+    std::int64_t context = 0;
+    for (std::int64_t id : r.decodes) context += requests_[static_cast<std::size_t>(id)].cached;
+    chunk_buffer_.clear();
+    std::int64_t prefill_tokens = 0;
+    for (const auto& [id, c] : r.chunks) {
+      chunk_buffer_.push_back({c, requests_[static_cast<std::size_t>(id)].cached});
+      prefill_tokens += c;
+    }
+    const double t = cost_.time_s(static_cast<std::int64_t>(r.decodes.size()), context, chunk_buffer_) +
+                     engine_.iteration_overhead_s;
+    r.busy = true;
+    r.start_s = now_;
+    ++result_.iterations;
+    batch_tokens_ += static_cast<std::int64_t>(r.decodes.size()) + prefill_tokens;
+    if (options_.record_iterations) {
+      result_.iteration_log.push_back({index, now_, now_ + t, static_cast<int>(r.decodes.size()), prefill_tokens,
+                                       static_cast<int>(r.chunks.size()),
+                                       static_cast<int>(blocks_ - r.free_blocks)});
+    }
+    push(now_ + t, index);
+  }
+
+  void emit_token(Request& q) {
+    if (q.first_token_s < 0.0) {
+      q.first_token_s = now_;
+    } else {
+      gaps_.add(now_ - q.last_token_s);
+    }
+    q.last_token_s = now_;
+    ++q.generated;
+    ++result_.output_tokens;
+  }
+
+  void finish_iteration(int index) {
+    Replica& r = replicas_[static_cast<std::size_t>(index)];
+    r.busy = false;
+    for (std::int64_t id : r.decodes) {
+      Request& q = requests_[static_cast<std::size_t>(id)];
+      ++q.cached;
+      emit_token(q);
+    }
+    for (const auto& [id, c] : r.chunks) {
+      Request& q = requests_[static_cast<std::size_t>(id)];
+      q.prefilled += c;
+      q.cached += c;
+      if (q.decoding()) emit_token(q);
+    }
+    bool finished = false;
+    for (std::int64_t id : r.running) {
+      Request& q = requests_[static_cast<std::size_t>(id)];
+      if (q.generated < q.output) continue;
+      q.done = true;
+      q.finish_s = now_;
+      free(r, q);
+      complete(id, q);
+      finished = true;
+    }
+    if (finished) {
+      std::erase_if(r.running, [&](std::int64_t id) { return requests_[static_cast<std::size_t>(id)].done; });
+    }
+  }
+
+  void complete(std::int64_t id, const Request& q) {
+    --in_system_;
+    --running_;
+    ++result_.requests;
+    result_.input_tokens += q.input;
+    last_finish_s_ = std::max(last_finish_s_, now_);
+    ttft_.push_back(q.first_token_s - q.arrival_s);
+    e2e_.push_back(q.finish_s - q.arrival_s);
+    const double tpot = q.output > 1 ? (q.finish_s - q.first_token_s) / static_cast<double>(q.output - 1) : 0.0;
+    if (q.output > 1) tpot_.push_back(tpot);
+    const bool good = (!options_.slo_ttft_s || q.first_token_s - q.arrival_s <= *options_.slo_ttft_s) &&
+                      (!options_.slo_tpot_s || tpot <= *options_.slo_tpot_s);
+    good_ += good ? 1 : 0;
+    if (options_.keep_requests) {
+      result_.request_log.push_back({id, q.replica, q.arrival_s, q.input, q.output, q.first_token_s, q.finish_s,
+                                     q.preemptions});
+    }
+    Arrival a;
+    if (workload_.closed_loop() && workload_.next_closed(now_, a)) arrive(a);
+  }
+
+  ServeResult summarize_run() {
+    if (result_.requests != static_cast<std::int64_t>(requests_.size())) {
+      throw InfeasibleError(fmt::format(
+          "{} of {} requests could not be admitted (a prompt longer than the token budget with chunked prefill off, "
+          "or a request larger than the KV cache)",
+          static_cast<std::int64_t>(requests_.size()) - result_.requests, requests_.size()));
+    }
+    ServeResult& s = result_;
+    s.duration_s = s.requests > 0 ? last_finish_s_ - first_arrival_s_ : 0.0;
+    s.ttft = summarize(ttft_);
+    s.tpot = summarize(tpot_);
+    s.e2e = summarize(e2e_);
+    s.itl = gaps_.summary();
+    if (s.duration_s > 0.0) {
+      s.requests_per_s = static_cast<double>(s.requests) / s.duration_s;
+      s.output_tokens_per_s = static_cast<double>(s.output_tokens) / s.duration_s;
+      s.total_tokens_per_s = static_cast<double>(s.output_tokens + s.input_tokens) / s.duration_s;
+      s.output_tokens_per_s_per_gpu = s.output_tokens_per_s / s.num_gpus;
+      s.goodput_requests_per_s = static_cast<double>(good_) / s.duration_s;
+    }
+    s.slo_attainment = s.requests > 0 ? static_cast<double>(good_) / static_cast<double>(s.requests) : 1.0;
+    s.mean_batch_tokens = s.iterations > 0 ? static_cast<double>(batch_tokens_) / static_cast<double>(s.iterations) : 0.0;
+    const double span = now_ - first_arrival_s_;
+    const double capacity = static_cast<double>(blocks_) * static_cast<double>(replicas_.size());
+    if (span > 0.0) {
+      s.mean_requests_in_system = in_system_area_ / span;
+      s.kv_used_fraction_mean = used_blocks_area_ / span / capacity;
+    }
+    // Samples into at most kSamples equal intervals, time-weighted.
+    constexpr std::size_t kSamples = 200;
+    if (span > 0.0) {
+      const double width = span / kSamples;
+      s.samples.resize(kSamples);
+      std::vector<double> covered(kSamples, 0.0);
+      for (std::size_t i = 0; i < kSamples; ++i) s.samples[i].start_s = first_arrival_s_ + width * static_cast<double>(i);
+      for (const Sample& p : samples_) {
+        s.kv_used_fraction_max = std::max(s.kv_used_fraction_max, static_cast<double>(p.used_blocks) / capacity);
+        // Spread the sample's interval over the buckets it covers.
+        double a = p.start_s - first_arrival_s_;
+        const double b = a + p.dt;
+        while (a < b) {
+          const auto k = std::min(kSamples - 1, static_cast<std::size_t>(a / width));
+          const double end = std::min(b, width * static_cast<double>(k + 1));
+          const double w = std::max(end - a, 0.0);
+          ServeSample& out = s.samples[k];
+          out.kv_used_fraction += w * static_cast<double>(p.used_blocks) / capacity;
+          out.running += w * static_cast<double>(p.running);
+          out.waiting += w * static_cast<double>(p.waiting);
+          covered[k] += w;
+          if (end <= a) break;
+          a = end;
+        }
+      }
+      for (std::size_t k = 0; k < kSamples; ++k) {
+        if (covered[k] <= 0.0) continue;
+        s.samples[k].kv_used_fraction /= covered[k];
+        s.samples[k].running /= covered[k];
+        s.samples[k].waiting /= covered[k];
+      }
+    }
+    return std::move(result_);
+  }
+
+  struct Sample {
+    double start_s;
+    double dt;
+    std::int64_t used_blocks;
+    std::int64_t running;
+    std::int64_t waiting;
+  };
+
+  const ServeOptions& options_;
+  const ServeEngine& engine_;
+  Workload workload_;
+  IterationCost cost_;
+  std::int64_t blocks_ = 0;  // per replica
+  std::vector<Replica> replicas_;
+  std::vector<Request> requests_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::int64_t order_ = 0;
+  Arrival pending_;
+  std::int64_t routed_ = 0;
+  std::vector<PrefillChunk> chunk_buffer_;
+  double now_ = 0.0;
+  double first_arrival_s_ = std::numeric_limits<double>::infinity();
+  double last_finish_s_ = 0.0;
+  std::int64_t in_system_ = 0;
+  std::int64_t running_ = 0;
+  std::int64_t waiting_ = 0;
+  std::int64_t used_blocks_ = 0;  // all replicas
+  double in_system_area_ = 0.0;
+  double used_blocks_area_ = 0.0;
+  std::int64_t batch_tokens_ = 0;
+  std::int64_t good_ = 0;
+  std::vector<double> ttft_, tpot_, e2e_;
+  GapHistogram gaps_;
+  std::vector<Sample> samples_;
+  ServeResult result_;
+};
+
+}  // namespace
+}  // namespace serving
+
+ServeResult serve(const Scenario& scenario, const ServeOptions& options) {
+  serving::Simulation sim(scenario, options);
+  return sim.run();
+}
+
+}  // namespace rapidllm

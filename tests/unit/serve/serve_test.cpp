@@ -1,0 +1,153 @@
+// rapidllm::serve against hand-checkable limits: a request alone is a static prediction,
+// a long run obeys Little's law, the KV cache bounds the resident requests, and the
+// closed-form steady state agrees with the simulation.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "rapidllm/error.hpp"
+#include "rapidllm/predict.hpp"
+#include "rapidllm/serve.hpp"
+
+namespace rapidllm {
+namespace {
+
+std::string source_path(const std::string& rel) { return std::string(RAPIDLLM_SOURCE_DIR) + "/" + rel; }
+
+// Llama-3.1-8B served on one H100 (tp 1), `replicas` replicas.
+Scenario llama8b(int replicas = 1, std::vector<std::string> extra = {}) {
+  std::vector<std::string> sets = {"model_param.run_type=inference", "model_param.global_batch_size=1",
+                                   "model_param.seq_len=2048", "model_param.decode_len=128",
+                                   "parallelism.inference.replica_count=" + std::to_string(replicas)};
+  sets.insert(sets.end(), extra.begin(), extra.end());
+  return load_scenario(source_path("configs/hardware/H100_SXM5_80GB.yaml"),
+                       source_path("configs/models/llama3.1-8b.yaml"), sets);
+}
+
+ServeOptions options(ArrivalKind arrivals, std::int64_t requests, std::int64_t input, std::int64_t output) {
+  ServeOptions o;
+  o.engine = *serve_engine_profile("vllm");
+  o.workload.arrivals = arrivals;
+  o.workload.requests = requests;
+  o.workload.input = {input, input};
+  o.workload.output = {output, output};
+  return o;
+}
+
+// Arrivals far apart: every request runs alone, so its time to first token is the static
+// batch-1 prefill and its time per output token the batch-1 decode step averaged over its
+// growing context, exactly as predict() gives them.
+TEST(Serve, ARequestAloneTakesTheStaticBatchOnePrefillAndDecode) {
+  const std::int64_t input = 1000;
+  const std::int64_t output = 65;
+  ServeOptions o = options(ArrivalKind::poisson, 20, input, output);
+  o.workload.rate_per_s = 0.01;  // one every 100 s; a request takes well under 1 s
+  const ServeResult r = serve(llama8b(), o);
+  ASSERT_EQ(r.requests, 20);
+  EXPECT_EQ(r.preemptions, 0);
+
+  // predict(): a prompt of `input` tokens, then output - 1 decode steps from that context.
+  const Scenario alone = llama8b(1, {"model_param.seq_len=" + std::to_string(input + output - 1),
+                                     "model_param.decode_len=" + std::to_string(output - 1)});
+  const auto p = std::get<InferencePrediction>(predict(alone).prediction);
+  EXPECT_NEAR(r.ttft.p50_s, p.prefill_time_s, 1e-9 * p.prefill_time_s);
+  EXPECT_NEAR(r.ttft.max_s, p.prefill_time_s, 1e-9 * p.prefill_time_s);
+  EXPECT_NEAR(r.tpot.mean_s, p.tpot.mean_s, 1e-6 * p.tpot.mean_s);
+  EXPECT_NEAR(r.e2e.mean_s, p.prefill_time_s + p.decode_time_s, 1e-6 * p.total_time_s);
+  // One request at a time: one sequence in every iteration.
+  EXPECT_DOUBLE_EQ(r.mean_batch_tokens, static_cast<double>(input + output - 1) / static_cast<double>(output));
+}
+
+// Little's law on a long loaded run: the time-average number of requests in the system
+// equals the arrival rate times the mean time in the system.
+TEST(Serve, ALongRunObeysLittlesLaw) {
+  ServeOptions o = options(ArrivalKind::poisson, 4000, 512, 128);
+  o.workload.input = {256, 768};
+  o.workload.output = {64, 192};
+  o.workload.rate_per_s = 40.0;
+  o.workload.seed = 7;
+  const ServeResult r = serve(llama8b(2), o);
+  ASSERT_EQ(r.requests, 4000);
+  const double span = r.duration_s;
+  const double arrival_rate = static_cast<double>(r.requests) / span;
+  const double littles = arrival_rate * r.e2e.mean_s;
+  EXPECT_GT(r.mean_requests_in_system, 5.0);  // loaded: many in flight, not one at a time
+  EXPECT_NEAR(r.mean_requests_in_system / littles, 1.0, 0.02);
+}
+
+// A KV cache with room for exactly k requests keeps at most k resident, whatever the load.
+TEST(Serve, AKvCacheForKRequestsHoldsNoMoreThanK) {
+  const int k = 3;
+  ServeOptions o = options(ArrivalKind::offline, 40, 2000, 48);
+  o.engine = *serve_engine_profile("tensorrt-llm");  // reserves whole sequences
+  // Size the cache to k whole requests: the reservation is 2048 tokens = 64 blocks of 32.
+  const ServeResult probe = serve(llama8b(), o);
+  const double per_token = probe.kv_bytes_per_token;
+  ASSERT_GT(per_token, 0.0);
+  // The memory fraction that leaves exactly k x 64 blocks (and a half block spare).
+  const double blocks = static_cast<double>(probe.kv_blocks_per_replica);
+  o.engine.kv_memory_fraction *= (k * 64 + 0.5) / blocks;
+  o.record_iterations = true;
+  const ServeResult r = serve(llama8b(), o);
+  ASSERT_EQ(r.kv_blocks_per_replica, k * 64);
+  ASSERT_EQ(r.requests, 40);
+  int most = 0;
+  for (const ServeIteration& it : r.iteration_log) {
+    EXPECT_LE(it.kv_blocks_used, k * 64);
+    most = std::max(most, it.kv_blocks_used / 64);
+  }
+  EXPECT_EQ(most, k);
+  EXPECT_EQ(r.preemptions, 0);
+}
+
+// vLLM-style engines allocate as they go and preempt the newest request when a decode
+// needs a block: a small cache under a heavy load preempts, and every request still ends.
+TEST(Serve, AFullCachePreemptsByRecomputeAndEveryRequestFinishes) {
+  ServeOptions o = options(ArrivalKind::offline, 64, 1500, 600);
+  o.engine.kv_memory_fraction = 0.25;  // of the whole GPU: ~4 GiB for the cache after the 16 GB of weights
+  const ServeResult r = serve(llama8b(), o);
+  EXPECT_EQ(r.requests, 64);
+  EXPECT_GT(r.preemptions, 0);
+  EXPECT_EQ(r.output_tokens, 64 * 600);
+}
+
+// The closed-form steady state of an offline run against the simulation of many more
+// requests than the engine holds at once: TensorRT-LLM bound by its KV cache (whole
+// sequences reserved), vLLM bound by max_num_seqs, and one bound by the token budget.
+TEST(Serve, TheSteadyStateAgreesWithTheSimulation) {
+  struct Case {
+    const char* engine;
+    int max_num_seqs;
+    std::int64_t budget;
+    const char* limit;
+  };
+  for (const Case& c : {Case{"tensorrt-llm", 2048, 8192, "kv_cache"}, Case{"vllm", 256, 8192, "max_num_seqs"},
+                        Case{"vllm", 256, 600, "token_budget"}}) {
+    SCOPED_TRACE(c.limit);
+    ServeOptions o = options(ArrivalKind::offline, 6000, 512, 256);
+    o.engine = *serve_engine_profile(c.engine);
+    o.engine.max_num_seqs = c.max_num_seqs;
+    o.engine.max_num_batched_tokens = c.budget;
+    o.keep_requests = false;
+    const SteadyState s = serve_steady_state(llama8b(), o);
+    EXPECT_EQ(s.limited_by, c.limit);
+    const ServeResult r = serve(llama8b(), o);
+    EXPECT_NEAR(s.output_tokens_per_s / r.output_tokens_per_s, 1.0, 0.05);
+  }
+  // vLLM's own defaults under a KV-bound load: preemption churn, refused in closed form.
+  ServeOptions o = options(ArrivalKind::offline, 6000, 512, 256);
+  EXPECT_THROW((void)serve_steady_state(llama8b(), o), ConfigError);
+}
+
+TEST(Serve, ReplicasMultiplyThroughputUnderOfflineLoad) {
+  ServeOptions o = options(ArrivalKind::offline, 400, 256, 64);
+  const ServeResult one = serve(llama8b(1), o);
+  const ServeResult four = serve(llama8b(4), o);
+  EXPECT_EQ(four.num_gpus, 4);
+  EXPECT_GT(four.output_tokens_per_s, 3.0 * one.output_tokens_per_s);
+}
+
+}  // namespace
+}  // namespace rapidllm
