@@ -1,5 +1,8 @@
 // inference.csv rows -> inference predictions compared on throughput, TTFT, TPOT or
-// end-to-end latency, whichever the row publishes (one case per metric).
+// end-to-end latency, whichever the row publishes (one case per metric). Static batches
+// are predicted as one static batch; online runs at a fixed concurrency are simulated as a
+// closed loop of that many clients on the serving engine; offline max-throughput runs of
+// an in-flight batching engine (engine-chosen batch) take the engine's steady state.
 #include <algorithm>
 #include <cctype>
 
@@ -7,6 +10,7 @@
 
 #include "rapidllm/error.hpp"
 #include "rapidllm/predict.hpp"
+#include "rapidllm/serve.hpp"
 #include "validate/cases.hpp"
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
@@ -37,8 +41,8 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
       return std::nullopt;
     }
   }
-  if (!batch) {
-    reason = "in-flight batching with an engine-chosen, unpublished batch size needs a steady-state batching model";
+  if (!batch && !has(r.text("batching"), "offline")) {
+    reason = "no batch size, concurrency or offline load stated";
     return std::nullopt;
   }
   Scenario s{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt};
@@ -53,7 +57,7 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   m.attention.kv_heads = static_cast<int>(r.number("kv_heads").value_or(m.attention.num_heads));
   m.attention.type = m.attention.kv_heads == m.attention.num_heads ? AttentionType::mha : AttentionType::gqa;
   m.attention.use_flash_attention = true;
-  m.global_batch_size = static_cast<std::int64_t>(*batch);
+  m.global_batch_size = static_cast<std::int64_t>(batch.value_or(1.0));
   const auto input = static_cast<std::int64_t>(*r.number("input_len"));
   m.decode_len = static_cast<std::int64_t>(*r.number("output_len"));
   m.seq_len = input + m.decode_len;
@@ -66,6 +70,11 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   const bool stated_fp8 = has(weights, "fp8") && !has(weights, "possibly") && !has(weights, "unverified");
   if (stated_fp8 && s.hardware.core.peak_flops_per_s(DType::fp8)) {
     s.hardware.sw.precision.matmul = Precision{1.0, DType::fp8};
+    s.hardware.sw.precision.parameters = Precision{1.0, DType::fp8};  // the checkpoint stores them in FP8
+    // The ModelOpt FP8 checkpoints quantize the KV cache too (their hf_quant_config's
+    // kv_cache_quant_algo is FP8): "FP8 (ModelOpt default...)" is read as FP8.
+    const std::string kv = r.text("kv_dtype");
+    if (has(kv, "fp8") && has(kv, "modelopt")) s.hardware.sw.precision.kv_cache = Precision{1.0, DType::fp8};
   }
   return s;
 }
@@ -78,6 +87,58 @@ std::optional<InferencePrediction> predict_row(const Scenario& s, PredictionCach
     return std::nullopt;
   }
   return std::get<InferencePrediction>(std::move(result.prediction));
+}
+
+// The engine a served row ran on: TensorRT-LLM (NIM's backend for these models, and the
+// max-throughput tables' engine).
+ServeOptions served_options(const CsvRow& r) {
+  ServeOptions o;
+  o.engine = *serve_engine_profile("tensorrt-llm");
+  o.workload.input = {static_cast<std::int64_t>(*r.number("input_len")), static_cast<std::int64_t>(*r.number("input_len"))};
+  o.workload.output = {static_cast<std::int64_t>(*r.number("output_len")),
+                       static_cast<std::int64_t>(*r.number("output_len"))};
+  o.keep_requests = false;
+  return o;
+}
+
+// What a served row's metrics are predicted from.
+struct Served {
+  double output_tokens_per_s = 0.0;
+  double ttft_s = 0.0;
+  double tpot_s = 0.0;
+  double e2e_s = 0.0;
+};
+
+// Online at a fixed concurrency: a closed loop of that many clients, each sending its next
+// request when the last one ends, long enough (20 requests per client) that the start-up
+// weighs little; means, as the benchmark clients report them.
+std::optional<Served> serve_closed_loop(const Scenario& s, const CsvRow& r, std::string& reason) {
+  ServeOptions o = served_options(r);
+  o.workload.arrivals = ArrivalKind::concurrency;
+  o.workload.concurrency = static_cast<int>(*r.number("concurrency"));
+  o.workload.requests = 20LL * o.workload.concurrency;
+  try {
+    const ServeResult res = serve(s, o);
+    return Served{res.output_tokens_per_s, res.ttft.mean_s, res.tpot.mean_s, res.e2e.mean_s};
+  } catch (const InfeasibleError& e) {
+    reason = e.what();
+    return std::nullopt;
+  }
+}
+
+// Offline maximum throughput (every request queued): the engine's steady state with the
+// row's request count.
+std::optional<Served> serve_offline(const Scenario& s, const CsvRow& r, std::string& reason) {
+  ServeOptions o = served_options(r);
+  o.workload.arrivals = ArrivalKind::offline;
+  o.workload.requests = static_cast<std::int64_t>(r.number("num_requests").value_or(0.0));
+  try {
+    const SteadyState st = serve_steady_state(s, o);
+    return Served{st.output_tokens_per_s, 0.0, 0.0, 0.0};
+  } catch (const InfeasibleError& e) {
+    reason = e.what();
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -107,20 +168,21 @@ std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& c
     std::string reason;
     auto s = scenario(r, in, reason);
     std::optional<InferencePrediction> p;
-    std::optional<InferencePrediction> single;  // one request alone (online serving's TTFT)
+    std::optional<Served> served;
+    const bool online = !r.text("concurrency").empty();
+    const bool offline = !online && r.text("batch_size").empty();
     bool waves = false;
     if (s) {
       try {
-        p = predict_row(*s, cache, reason);
-        // Online serving at fixed concurrency: each request's prefill runs as it arrives,
-        // so its time to first token is a batch-1 prefill; decode steps batch them all.
-        if (p && !r.text("concurrency").empty()) {
-          Scenario one = *s;
-          std::get<LlmModelSpec>(one.model.workload).global_batch_size = 1;
-          single = predict_row(one, cache, reason);
+        if (online) {
+          served = serve_closed_loop(*s, r, reason);
+        } else if (offline) {
+          served = serve_offline(*s, r, reason);
+        } else {
+          p = predict_row(*s, cache, reason);
+          // A static batch whose KV cache does not fit is run in waves by the engine.
+          waves = p && !p->memory.fits();
         }
-        // A static batch whose KV cache does not fit is run in waves by the engine.
-        waves = p && r.text("concurrency").empty() && !p->memory.fits();
       } catch (const ConfigError& e) {  // an architecture the models do not cover
         reason = e.what();
       }
@@ -133,6 +195,16 @@ std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& c
         c.reason = reason;
       } else if (waves) {
         c.reason = "the batch's KV cache does not fit in memory: the engine runs it in waves, not as one static batch";
+      } else if (served) {
+        if (offline && metric != "output_tokens_per_s") {
+          c.reason = "an offline steady state predicts throughput, not per-request latency";
+        } else {
+          c.status = CaseStatus::compared;
+          c.predicted = metric == "output_tokens_per_s" ? served->output_tokens_per_s
+                        : metric == "ttft_s"            ? served->ttft_s
+                        : metric == "tpot_s"            ? served->tpot_s
+                                                        : served->e2e_s;
+        }
       } else if (!p) {
         c.status = CaseStatus::failed;
         c.reason = reason;
@@ -142,7 +214,7 @@ std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& c
           c.predicted = p->replicas * static_cast<double>(p->batch_size) * static_cast<double>(p->decode_len) /
                         p->total_time_s;
         }
-        if (metric == "ttft_s") c.predicted = single ? single->prefill_time_s : p->prefill_time_s;
+        if (metric == "ttft_s") c.predicted = p->prefill_time_s;
         if (metric == "tpot_s") c.predicted = p->tpot.mean_s;
         if (metric == "e2e_latency_s") c.predicted = p->total_time_s;
       }
