@@ -135,7 +135,8 @@ struct ServeIteration {
   int kv_blocks_used = 0;
 };
 
-// KV-cache use and queue lengths over time, averaged over equal intervals (all replicas).
+// KV-cache use and queue lengths over time, averaged over equal intervals from t = 0 (all
+// replicas; at most 256 intervals, their width a power of two times 1 ms).
 struct ServeSample {
   double start_s = 0.0;
   double kv_used_fraction = 0.0;  // time-weighted mean over the interval

@@ -13,6 +13,7 @@
 #include "serve/iteration_cost.hpp"
 #include "serve/kv_capacity.hpp"
 #include "serve/latency_stats.hpp"
+#include "serve/time_series.hpp"
 #include "serve/workload.hpp"
 
 namespace rapidllm {
@@ -154,7 +155,9 @@ class Simulation {
   }
 
   void record_sample(double dt) {
-    samples_.push_back({now_, dt, used_blocks_, running_, waiting_});
+    const double used = static_cast<double>(used_blocks_) / (static_cast<double>(blocks_) * static_cast<double>(replicas_.size()));
+    kv_used_max_ = std::max(kv_used_max_, used);
+    series_.add(now_, dt, used, static_cast<double>(running_), static_cast<double>(waiting_));
   }
 
   std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + engine_.block_size - 1) / engine_.block_size; }
@@ -387,48 +390,10 @@ class Simulation {
       s.mean_requests_in_system = in_system_area_ / span;
       s.kv_used_fraction_mean = used_blocks_area_ / span / capacity;
     }
-    // Samples into at most kSamples equal intervals, time-weighted.
-    constexpr std::size_t kSamples = 200;
-    if (span > 0.0) {
-      const double width = span / kSamples;
-      s.samples.resize(kSamples);
-      std::vector<double> covered(kSamples, 0.0);
-      for (std::size_t i = 0; i < kSamples; ++i) s.samples[i].start_s = first_arrival_s_ + width * static_cast<double>(i);
-      for (const Sample& p : samples_) {
-        s.kv_used_fraction_max = std::max(s.kv_used_fraction_max, static_cast<double>(p.used_blocks) / capacity);
-        // Spread the sample's interval over the buckets it covers.
-        double a = p.start_s - first_arrival_s_;
-        const double b = a + p.dt;
-        while (a < b) {
-          const auto k = std::min(kSamples - 1, static_cast<std::size_t>(a / width));
-          const double end = std::min(b, width * static_cast<double>(k + 1));
-          const double w = std::max(end - a, 0.0);
-          ServeSample& out = s.samples[k];
-          out.kv_used_fraction += w * static_cast<double>(p.used_blocks) / capacity;
-          out.running += w * static_cast<double>(p.running);
-          out.waiting += w * static_cast<double>(p.waiting);
-          covered[k] += w;
-          if (end <= a) break;
-          a = end;
-        }
-      }
-      for (std::size_t k = 0; k < kSamples; ++k) {
-        if (covered[k] <= 0.0) continue;
-        s.samples[k].kv_used_fraction /= covered[k];
-        s.samples[k].running /= covered[k];
-        s.samples[k].waiting /= covered[k];
-      }
-    }
+    s.kv_used_fraction_max = kv_used_max_;
+    s.samples = series_.samples();
     return std::move(result_);
   }
-
-  struct Sample {
-    double start_s;
-    double dt;
-    std::int64_t used_blocks;
-    std::int64_t running;
-    std::int64_t waiting;
-  };
 
   const ServeOptions& options_;
   const ServeEngine& engine_;
@@ -455,7 +420,8 @@ class Simulation {
   std::int64_t good_ = 0;
   std::vector<double> ttft_, tpot_, e2e_;
   GapHistogram gaps_;
-  std::vector<Sample> samples_;
+  TimeSeries series_;
+  double kv_used_max_ = 0.0;
   ServeResult result_;
 };
 
