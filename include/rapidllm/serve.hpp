@@ -88,10 +88,30 @@ struct ServeWorkload {
 
 enum class ServeRouter { round_robin, least_loaded };
 
+// Replicas of one kind and each one's parallelism.
+struct ServePool {
+  int replicas = 1;
+  int tp = 1;
+  int pp = 1;
+
+  [[nodiscard]] int gpus() const { return replicas * tp * pp; }
+};
+
+// Disaggregated prefill and decode (xPyD): prompts are prefilled on the prefill pool,
+// which emits the first token; the request's KV cache then moves to a decode replica
+// over the outermost network dimension (each prefill GPU sending its shard at once), and
+// the decode pool generates the rest. Both pools run the same engine profile.
+struct Disaggregation {
+  ServePool prefill;
+  ServePool decode;
+};
+
 struct ServeOptions {
   ServeEngine engine;
   ServeWorkload workload;
-  // Replicas: hardware.parallelism.inference.replica_count, each tp x pp GPUs.
+  // Replicas: hardware.parallelism.inference.replica_count, each tp x pp GPUs; or, with
+  // `disaggregated`, its two pools (the hardware's replica count must then be 1).
+  std::optional<Disaggregation> disaggregated;
   ServeRouter router = ServeRouter::round_robin;
   std::optional<double> slo_ttft_s;  // goodput counts requests within both
   std::optional<double> slo_tpot_s;
@@ -146,10 +166,13 @@ struct ServeSample {
 
 struct ServeResult {
   std::string engine;
-  int replicas = 1;
-  int gpus_per_replica = 1;
+  int replicas = 1;          // all pools
+  int gpus_per_replica = 1;  // aggregated; with disaggregation, a decode replica's
   int num_gpus = 1;
-  std::int64_t kv_blocks_per_replica = 0;
+  int prefill_replicas = 0;  // disaggregated only
+  int decode_replicas = 0;
+  double kv_transfer_mean_s = 0.0;  // prefill-to-decode move of one request's cache
+  std::int64_t kv_blocks_per_replica = 0;  // a decode (or aggregated) replica's
   std::int64_t kv_tokens_per_replica = 0;  // blocks x block size
   double kv_bytes_per_token = 0.0;         // per GPU
   std::int64_t requests = 0;               // completed
@@ -180,6 +203,20 @@ struct ServeResult {
 // options or a workload the serving model does not cover (context or expert parallelism),
 // InfeasibleError when the weights leave no room for a KV cache.
 [[nodiscard]] ServeResult serve(const Scenario& scenario, const ServeOptions& options);
+
+// One way to spend a number of GPUs on serving and how it does on the workload.
+struct ServeLayout {
+  std::optional<Disaggregation> disaggregated;  // none: aggregated replicas
+  ServePool aggregated;                         // when not disaggregated
+  ServeResult result;
+  double goodput_per_gpu = 0.0;  // requests per second within the SLOs, per GPU
+  std::string infeasible;        // why it could not run (empty when it ran)
+};
+
+// Every aggregated layout (replicas x tp, pp = 1) and every disaggregated one (x prefill
+// replicas of tp_p GPUs, y decode replicas of tp_d, x tp_p + y tp_d = gpus) with tp in
+// {1, 2, 4, 8}, each simulated on the workload; best goodput per GPU first.
+[[nodiscard]] std::vector<ServeLayout> serve_layouts(const Scenario& scenario, const ServeOptions& options, int gpus);
 
 // The offline maximum throughput of an engine in steady state (closed form, every request
 // of fixed input and output length queued): the resident batch the KV cache and

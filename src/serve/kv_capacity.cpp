@@ -33,6 +33,7 @@ KvCapacity kv_capacity(const exec::LlmContext& ctx, const ServeEngine& engine) {
   out.blocks = out.budget_bytes > 0.0
                    ? static_cast<std::int64_t>(std::floor(out.budget_bytes / (out.bytes_per_token * engine.block_size)))
                    : 0;
+  out.tokens = out.blocks * engine.block_size;
   if (out.blocks < 1) {
     throw InfeasibleError(fmt::format(
         "no room for a KV cache: the weights, activations and buffers take {:.1f} GiB of the {:.1f} GiB GPU "

@@ -16,6 +16,7 @@ struct KvCapacity {
   double bytes_per_token = 0.0;  // per GPU
   double budget_bytes = 0.0;     // per GPU
   std::int64_t blocks = 0;
+  std::int64_t tokens = 0;  // blocks x block size
 };
 
 // Throws InfeasibleError when nothing is left for the cache.

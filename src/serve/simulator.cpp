@@ -2,6 +2,7 @@
 // engine iteration at a time, a router, the arrivals, and the bookkeeping of every request
 // through admission, chunked prefill, decode, preemption and completion.
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <limits>
 #include <queue>
@@ -11,7 +12,7 @@
 #include "rapidllm/error.hpp"
 #include "rapidllm/serve.hpp"
 #include "serve/iteration_cost.hpp"
-#include "serve/kv_capacity.hpp"
+#include "serve/pools.hpp"
 #include "serve/latency_stats.hpp"
 #include "serve/time_series.hpp"
 #include "serve/workload.hpp"
@@ -41,6 +42,9 @@ struct Request {
 };
 
 struct Replica {
+  Role role = Role::both;
+  IterationCost* cost = nullptr;
+  std::int64_t total_blocks = 0;
   std::deque<std::int64_t> waiting;
   std::vector<std::int64_t> running;  // admission order
   std::int64_t free_blocks = 0;
@@ -54,33 +58,67 @@ struct Replica {
 struct Event {
   double time_s;
   std::int64_t order;  // ties: in the order scheduled
-  int replica;         // -1: an open-loop arrival
+  int replica;         // the replica whose iteration ends; -1: an open-loop arrival or a transfer
+  std::int64_t request = -1;  // a request whose KV cache reached the decode pool
 
   bool operator>(const Event& o) const { return time_s != o.time_s ? time_s > o.time_s : order > o.order; }
 };
 
+// The engine's options, checked before any costing; returns `scenario` to build with.
+const Scenario& checked(const Scenario& scenario, const ServeOptions& options, const Workload& workload) {
+  const ServeEngine& engine = options.engine;
+  const auto bad = [](const char* key, const std::string& problem) {
+    return ConfigError(SourceLocation{}, key, problem, "see `rapidllm serve --help` for the ranges");
+  };
+  if (engine.max_num_seqs < 1) throw bad("--max-num-seqs", "must be >= 1");
+  if (engine.max_num_batched_tokens < 1) throw bad("--max-num-batched-tokens", "must be >= 1");
+  if (engine.block_size < 1) throw bad("--block-size", "must be >= 1");
+  if (!(engine.kv_memory_fraction > 0.0 && engine.kv_memory_fraction <= 1.0)) {
+    throw bad("--kv-memory-fraction", "must lie in (0, 1]");
+  }
+  if (engine.iteration_overhead_s < 0.0) throw bad("--iteration-overhead", "must be >= 0");
+  if (!engine.chunked_prefill && workload.longest_prompt_tokens() > engine.max_num_batched_tokens) {
+    throw bad("--max-num-batched-tokens",
+              fmt::format("prompts of up to {} tokens exceed the {}-token budget and chunked prefill is off",
+                          workload.longest_prompt_tokens(), engine.max_num_batched_tokens));
+  }
+  return scenario;
+}
+
 class Simulation {
  public:
   Simulation(const Scenario& scenario, const ServeOptions& options)
-      : options_(options), engine_(options.engine), workload_(options.workload), cost_(scenario) {
-    check_engine();
-    const KvCapacity kv = kv_capacity(cost_.context(), engine_);
-    blocks_ = kv.blocks;
+      : options_(options),
+        engine_(options.engine),
+        workload_(options.workload),
+        pools_(checked(scenario, options, workload_), options, workload_.longest_prompt_tokens(),
+               workload_.longest_request_tokens()) {
     result_.engine = engine_.name;
-    result_.kv_bytes_per_token = kv.bytes_per_token;
-    result_.kv_blocks_per_replica = kv.blocks;
-    result_.kv_tokens_per_replica = kv.blocks * engine_.block_size;
-    const auto& deg = cost_.context().degrees();
-    result_.replicas = std::max(1, scenario.hardware.parallelism.replica_count);
-    result_.gpus_per_replica = deg.tp * deg.pp;
-    result_.num_gpus = result_.replicas * result_.gpus_per_replica;
-    const std::int64_t longest = workload_.longest_request_tokens();
-    if (longest > result_.kv_tokens_per_replica) {
-      throw InfeasibleError(fmt::format("a request of up to {} tokens does not fit the KV cache of {} tokens per replica",
-                                        longest, result_.kv_tokens_per_replica));
+    result_.num_gpus = 0;
+    result_.replicas = 0;
+    for (const Pool& pool : pools_.all()) {
+      for (int i = 0; i < pool.replicas; ++i) {
+        Replica r;
+        r.role = pool.role;
+        r.cost = pool.cost.get();
+        r.total_blocks = r.free_blocks = pool.kv.blocks;
+        total_blocks_ += pool.kv.blocks;
+        by_role_[static_cast<std::size_t>(pool.role)].push_back(static_cast<int>(replicas_.size()));
+        replicas_.push_back(std::move(r));
+      }
+      result_.replicas += pool.replicas;
+      result_.num_gpus += pool.replicas * pool.gpus_per_replica;
+      if (pool.role != Role::prefill) {  // the replicas that hold whole requests
+        result_.gpus_per_replica = pool.gpus_per_replica;
+        result_.kv_bytes_per_token = pool.kv.bytes_per_token;
+        result_.kv_blocks_per_replica = pool.kv.blocks;
+        result_.kv_tokens_per_replica = pool.kv.tokens;
+      }
     }
-    replicas_.resize(static_cast<std::size_t>(result_.replicas));
-    for (Replica& r : replicas_) r.free_blocks = blocks_;
+    if (pools_.disaggregated()) {
+      result_.prefill_replicas = pools_.all()[0].replicas;
+      result_.decode_replicas = pools_.all()[1].replicas;
+    }
   }
 
   ServeResult run() {
@@ -96,7 +134,9 @@ class Simulation {
       const Event e = events_.top();
       events_.pop();
       advance_to(e.time_s);
-      if (e.replica < 0) {
+      if (e.request >= 0) {
+        reach_decode_pool(e.request);
+      } else if (e.replica < 0) {
         arrive(pending_);
         // Every arrival at this instant (an offline run's whole queue) before any iteration.
         while (workload_.next_open(a)) {
@@ -116,32 +156,15 @@ class Simulation {
   }
 
  private:
-  void check_engine() const {
-    const auto bad = [](const char* key, const std::string& problem) {
-      return ConfigError(SourceLocation{}, key, problem, "see `rapidllm serve --help` for the ranges");
-    };
-    if (engine_.max_num_seqs < 1) throw bad("--max-num-seqs", "must be >= 1");
-    if (engine_.max_num_batched_tokens < 1) throw bad("--max-num-batched-tokens", "must be >= 1");
-    if (engine_.block_size < 1) throw bad("--block-size", "must be >= 1");
-    if (!(engine_.kv_memory_fraction > 0.0 && engine_.kv_memory_fraction <= 1.0)) {
-      throw bad("--kv-memory-fraction", "must lie in (0, 1]");
-    }
-    if (engine_.iteration_overhead_s < 0.0) throw bad("--iteration-overhead", "must be >= 0");
-    if (!engine_.chunked_prefill && workload_.longest_request_tokens() > 0 &&
-        options_.workload.input.hi > engine_.max_num_batched_tokens && options_.workload.arrivals != ArrivalKind::trace) {
-      throw bad("--max-num-batched-tokens",
-                fmt::format("prompts of up to {} tokens exceed the {}-token budget and chunked prefill is off",
-                            options_.workload.input.hi, engine_.max_num_batched_tokens));
-    }
-  }
-
   void start_idle_replicas() {
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
       if (!replicas_[r].busy) start_iteration(static_cast<int>(r));
     }
   }
 
-  void push(double time_s, int replica) { events_.push(Event{time_s, order_++, replica}); }
+  void push(double time_s, int replica, std::int64_t request = -1) {
+    events_.push(Event{time_s, order_++, replica, request});
+  }
 
   // Integrates the requests in the system and the KV use up to `t`.
   void advance_to(double t) {
@@ -155,21 +178,26 @@ class Simulation {
   }
 
   void record_sample(double dt) {
-    const double used = static_cast<double>(used_blocks_) / (static_cast<double>(blocks_) * static_cast<double>(replicas_.size()));
+    const double used = static_cast<double>(used_blocks_) / static_cast<double>(total_blocks_);
     kv_used_max_ = std::max(kv_used_max_, used);
     series_.add(now_, dt, used, static_cast<double>(running_), static_cast<double>(waiting_));
   }
 
   std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + engine_.block_size - 1) / engine_.block_size; }
 
-  int route() {
-    if (options_.router == ServeRouter::round_robin) return static_cast<int>(routed_++ % replicas_.size());
-    std::size_t best = 0;
-    for (std::size_t r = 1; r < replicas_.size(); ++r) {
-      const auto load = [&](std::size_t i) { return replicas_[i].running.size() + replicas_[i].waiting.size(); };
-      if (load(r) < load(best)) best = r;
+  int route(Role role) {
+    const std::vector<int>& ids = by_role_[static_cast<std::size_t>(role)];
+    auto& next = routed_[static_cast<std::size_t>(role)];
+    if (options_.router == ServeRouter::round_robin) return ids[static_cast<std::size_t>(next++ % ids.size())];
+    const auto load = [&](int i) {
+      const Replica& r = replicas_[static_cast<std::size_t>(i)];
+      return r.running.size() + r.waiting.size();
+    };
+    int best = ids.front();
+    for (int i : ids) {
+      if (load(i) < load(best)) best = i;
     }
-    return static_cast<int>(best);
+    return best;
   }
 
   void arrive(const Arrival& a) {
@@ -178,7 +206,7 @@ class Simulation {
     q.output = a.output_tokens;
     q.arrival_s = a.time_s;
     q.prefill_target = a.input_tokens;
-    q.replica = route();
+    q.replica = route(pools_.disaggregated() ? Role::prefill : Role::both);
     requests_.push_back(q);
     replicas_[static_cast<std::size_t>(q.replica)].waiting.push_back(static_cast<std::int64_t>(requests_.size() - 1));
     ++in_system_;
@@ -240,6 +268,7 @@ class Simulation {
       while (!r.waiting.empty() && budget > 0 && static_cast<int>(r.running.size()) < engine_.max_num_seqs) {
         const std::int64_t id = r.waiting.front();
         Request& q = requests_[static_cast<std::size_t>(id)];
+        if (q.decoding()) break;  // a transferred cache waiting for blocks (admit_transferred)
         const std::int64_t c = engine_.chunked_prefill ? std::min(q.prefill_target, budget) : q.prefill_target;
         if (c > budget) break;
         const std::int64_t reserve = engine_.reserve_full_sequence ? q.input + q.output : c;
@@ -250,6 +279,19 @@ class Simulation {
         ++running_;
         r.chunks.emplace_back(id, c);
         budget -= c;
+      }
+    };
+    // Requests prefilled on the prefill pool, their caches arrived: first come first
+    // served, blocks for the cache, no prompt to run; they decode in this iteration.
+    const auto admit_transferred = [&] {
+      while (!r.waiting.empty() && static_cast<int>(r.running.size()) < engine_.max_num_seqs) {
+        const std::int64_t id = r.waiting.front();
+        Request& q = requests_[static_cast<std::size_t>(id)];
+        if (!q.decoding() || !grow(r, q, engine_.reserve_full_sequence ? q.input + q.output : q.cached)) break;
+        r.waiting.pop_front();
+        r.running.push_back(id);
+        --waiting_;
+        ++running_;
       }
     };
     const auto decode_work = [&] {
@@ -268,7 +310,10 @@ class Simulation {
         --budget;
       }
     };
-    if (engine_.policy == ServePolicy::decode_first) {
+    if (r.role == Role::decode) admit_transferred();
+    if (r.role == Role::prefill) {
+      prefill_work();
+    } else if (engine_.policy == ServePolicy::decode_first) {
       decode_work();
       prefill_work();
     } else {
@@ -287,7 +332,7 @@ class Simulation {
       chunk_buffer_.push_back({c, requests_[static_cast<std::size_t>(id)].cached});
       prefill_tokens += c;
     }
-    const double t = cost_.time_s(static_cast<std::int64_t>(r.decodes.size()), context, chunk_buffer_) +
+    const double t = r.cost->time_s(static_cast<std::int64_t>(r.decodes.size()), context, chunk_buffer_) +
                      engine_.iteration_overhead_s;
     r.busy = true;
     r.start_s = now_;
@@ -296,7 +341,7 @@ class Simulation {
     if (options_.record_iterations) {
       result_.iteration_log.push_back({index, now_, now_ + t, static_cast<int>(r.decodes.size()), prefill_tokens,
                                        static_cast<int>(r.chunks.size()),
-                                       static_cast<int>(blocks_ - r.free_blocks)});
+                                       static_cast<int>(r.total_blocks - r.free_blocks)});
     }
     push(now_ + t, index);
   }
@@ -329,6 +374,11 @@ class Simulation {
     bool finished = false;
     for (std::int64_t id : r.running) {
       Request& q = requests_[static_cast<std::size_t>(id)];
+      if (r.role == Role::prefill && q.decoding() && q.generated < q.output) {
+        hand_off(r, id, q);
+        finished = true;
+        continue;
+      }
       if (q.generated < q.output) continue;
       q.done = true;
       q.finish_s = now_;
@@ -337,8 +387,31 @@ class Simulation {
       finished = true;
     }
     if (finished) {
-      std::erase_if(r.running, [&](std::int64_t id) { return requests_[static_cast<std::size_t>(id)].done; });
+      std::erase_if(r.running, [&](std::int64_t id) {
+        const Request& q = requests_[static_cast<std::size_t>(id)];
+        return q.done || q.replica != static_cast<int>(&r - replicas_.data());
+      });
     }
+  }
+
+  // A prefilled request leaves the prefill pool: its cache moves to the decode pool.
+  void hand_off(Replica& r, std::int64_t id, Request& q) {
+    free(r, q);
+    q.replica = -1;  // in flight between the pools
+    --running_;
+    ++transferring_;
+    const double t = pools_.transfer_s(q.cached);
+    transfer_sum_s_ += t;
+    ++transfers_;
+    push(now_ + t, -1, id);
+  }
+
+  void reach_decode_pool(std::int64_t id) {
+    Request& q = requests_[static_cast<std::size_t>(id)];
+    q.replica = route(Role::decode);
+    replicas_[static_cast<std::size_t>(q.replica)].waiting.push_back(id);
+    --transferring_;
+    ++waiting_;
   }
 
   void complete(std::int64_t id, const Request& q) {
@@ -385,7 +458,8 @@ class Simulation {
     s.slo_attainment = s.requests > 0 ? static_cast<double>(good_) / static_cast<double>(s.requests) : 1.0;
     s.mean_batch_tokens = s.iterations > 0 ? static_cast<double>(batch_tokens_) / static_cast<double>(s.iterations) : 0.0;
     const double span = now_ - first_arrival_s_;
-    const double capacity = static_cast<double>(blocks_) * static_cast<double>(replicas_.size());
+    const double capacity = static_cast<double>(total_blocks_);
+    if (transfers_ > 0) s.kv_transfer_mean_s = transfer_sum_s_ / static_cast<double>(transfers_);
     if (span > 0.0) {
       s.mean_requests_in_system = in_system_area_ / span;
       s.kv_used_fraction_mean = used_blocks_area_ / span / capacity;
@@ -398,14 +472,18 @@ class Simulation {
   const ServeOptions& options_;
   const ServeEngine& engine_;
   Workload workload_;
-  IterationCost cost_;
-  std::int64_t blocks_ = 0;  // per replica
+  Pools pools_;
+  std::int64_t total_blocks_ = 0;  // all replicas
   std::vector<Replica> replicas_;
+  std::array<std::vector<int>, 3> by_role_;  // replica indices by Role
   std::vector<Request> requests_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::int64_t order_ = 0;
   Arrival pending_;
-  std::int64_t routed_ = 0;
+  std::array<std::int64_t, 3> routed_{};  // round-robin position by Role
+  std::int64_t transferring_ = 0;
+  std::int64_t transfers_ = 0;
+  double transfer_sum_s_ = 0.0;
   std::vector<PrefillChunk> chunk_buffer_;
   double now_ = 0.0;
   double first_arrival_s_ = std::numeric_limits<double>::infinity();

@@ -56,13 +56,17 @@ std::vector<Arrival> read_trace(const std::string& path) {
 Workload::Workload(const ServeWorkload& w) : w_(w), rng_(w.seed) {
   if (w.arrivals == ArrivalKind::trace) {
     trace_ = read_trace(w.trace_file);
-    for (const Arrival& a : trace_) longest_ = std::max(longest_, a.input_tokens + a.output_tokens);
+    for (const Arrival& a : trace_) {
+      longest_ = std::max(longest_, a.input_tokens + a.output_tokens);
+      longest_prompt_ = std::max(longest_prompt_, a.input_tokens);
+    }
     std::reverse(trace_.begin(), trace_.end());  // next_open pops from the back
     return;
   }
   check_range(w.input, "--isl", 1);
   check_range(w.output, "--osl", 1);
   longest_ = w.input.hi + w.output.hi;
+  longest_prompt_ = w.input.hi;
   if (w.arrivals == ArrivalKind::poisson && !(w.rate_per_s > 0.0)) {
     throw workload_error("--rate", "the arrival rate must be > 0", "e.g. --rate 10 (requests per second)");
   }

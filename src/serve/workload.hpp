@@ -27,6 +27,7 @@ class Workload {
   bool next_closed(double time_s, Arrival& out);
   [[nodiscard]] bool closed_loop() const { return w_.arrivals == ArrivalKind::concurrency; }
   [[nodiscard]] std::int64_t longest_request_tokens() const { return longest_; }
+  [[nodiscard]] std::int64_t longest_prompt_tokens() const { return longest_prompt_; }
 
  private:
   [[nodiscard]] bool within_limits(double time_s) const;
@@ -38,6 +39,7 @@ class Workload {
   std::int64_t issued_ = 0;
   double clock_s_ = 0.0;
   std::int64_t longest_ = 0;
+  std::int64_t longest_prompt_ = 0;
 };
 
 }  // namespace rapidllm::serving

@@ -149,5 +149,58 @@ TEST(Serve, ReplicasMultiplyThroughputUnderOfflineLoad) {
   EXPECT_GT(four.output_tokens_per_s, 3.0 * one.output_tokens_per_s);
 }
 
+// Disaggregated, a lone request: its first token comes from the prefill pool as an
+// aggregated replica of that parallelism gives it, then its cache moves to the decode pool
+// and the rest is decoded there as a lone decode of that parallelism.
+TEST(Serve, DisaggregatedALoneRequestIsPrefillThenTransferThenDecode) {
+  const std::int64_t input = 1000;
+  const std::int64_t output = 33;
+  ServeOptions o = options(ArrivalKind::poisson, 5, input, output);
+  o.workload.rate_per_s = 0.01;
+  o.disaggregated = Disaggregation{ServePool{1, 2, 1}, ServePool{1, 1, 1}};
+  const ServeResult d = serve(llama8b(), o);
+  ASSERT_EQ(d.requests, 5);
+  EXPECT_EQ(d.prefill_replicas, 1);
+  EXPECT_EQ(d.decode_replicas, 1);
+  EXPECT_EQ(d.num_gpus, 3);
+  EXPECT_GT(d.kv_transfer_mean_s, 0.0);
+
+  const Scenario prefill = llama8b(1, {"parallelism.tp=2", "model_param.seq_len=" + std::to_string(input + 128)});
+  const auto p = std::get<InferencePrediction>(predict(prefill).prediction);
+  EXPECT_NEAR(d.ttft.mean_s, p.prefill_time_s, 1e-9 * p.prefill_time_s);
+  const Scenario decode = llama8b(1, {"model_param.seq_len=" + std::to_string(input + output - 1),
+                                      "model_param.decode_len=" + std::to_string(output - 1)});
+  const auto q = std::get<InferencePrediction>(predict(decode).prediction);
+  // After the first token: the transfer, then output - 1 decode steps from the prompt's context.
+  EXPECT_NEAR(d.e2e.mean_s - d.ttft.mean_s, d.kv_transfer_mean_s + q.decode_time_s, 1e-6 * q.decode_time_s);
+}
+
+// The layout search tries every split of the GPUs and ranks them by goodput per GPU.
+TEST(Serve, TheLayoutSearchRanksAggregatedAndDisaggregatedSplits) {
+  ServeOptions o = options(ArrivalKind::poisson, 300, 1024, 128);
+  o.workload.rate_per_s = 30.0;
+  o.slo_ttft_s = 0.5;
+  o.slo_tpot_s = 0.05;
+  const std::vector<ServeLayout> layouts = serve_layouts(llama8b(), o, 4);
+  // Aggregated: 4 x tp1, 2 x tp2, 1 x tp4; disaggregated: every x tp_p + y tp_d = 4.
+  int aggregated = 0;
+  int disaggregated = 0;
+  for (const ServeLayout& l : layouts) {
+    (l.disaggregated ? disaggregated : aggregated) += 1;
+    if (l.infeasible.empty()) {
+      EXPECT_EQ(l.result.num_gpus, 4);
+    }
+  }
+  EXPECT_EQ(aggregated, 3);
+  // x prefill replicas of tp_p and y decode of tp_d: tp1+3xtp1, 2xtp1+2xtp1, 2xtp1+1xtp2,
+  // 3xtp1+tp1, tp2+2xtp1, tp2+tp2.
+  EXPECT_EQ(disaggregated, 6);
+  for (std::size_t i = 1; i < layouts.size(); ++i) {
+    if (layouts[i].infeasible.empty()) {
+      EXPECT_GE(layouts[i - 1].goodput_per_gpu, layouts[i].goodput_per_gpu);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rapidllm
