@@ -162,6 +162,7 @@ struct ServeSample {
   double kv_used_fraction = 0.0;  // time-weighted mean over the interval
   double running = 0.0;           // requests holding KV blocks
   double waiting = 0.0;           // requests queued
+  std::int64_t preemptions = 0;   // in the interval
 };
 
 struct ServeResult {

@@ -242,6 +242,7 @@ class Simulation {
     q.cached = 0;
     ++q.preemptions;
     ++result_.preemptions;
+    series_.count_preemption(now_);
     r.waiting.push_front(id);
     --running_;
     ++waiting_;

@@ -5,18 +5,28 @@
 
 namespace rapidllm::serving {
 
-void TimeSeries::add(double start_s, double duration_s, double kv_used_fraction, double running, double waiting) {
-  if (!(duration_s > 0.0)) return;
-  const double end_s = start_s + duration_s;
-  while (end_s > width_s_ * static_cast<double>(kMaxBuckets)) {
+void TimeSeries::cover(double end_s) {
+  while (end_s >= width_s_ * static_cast<double>(kMaxBuckets)) {
     for (std::size_t i = 0; i < kMaxBuckets / 2; ++i) {
       const Bucket& a = buckets_[2 * i];
       const Bucket& b = buckets_[2 * i + 1];
-      buckets_[i] = {a.covered_s + b.covered_s, a.kv_used + b.kv_used, a.running + b.running, a.waiting + b.waiting};
+      buckets_[i] = {a.covered_s + b.covered_s, a.kv_used + b.kv_used, a.running + b.running, a.waiting + b.waiting,
+                     a.preemptions + b.preemptions};
     }
     std::fill(buckets_.begin() + kMaxBuckets / 2, buckets_.end(), Bucket{});
     width_s_ *= 2.0;
   }
+}
+
+void TimeSeries::count_preemption(double at_s) {
+  cover(at_s);
+  ++buckets_[std::min(kMaxBuckets - 1, static_cast<std::size_t>(std::floor(at_s / width_s_)))].preemptions;
+}
+
+void TimeSeries::add(double start_s, double duration_s, double kv_used_fraction, double running, double waiting) {
+  if (!(duration_s > 0.0)) return;
+  const double end_s = start_s + duration_s;
+  cover(end_s);
   for (double t = start_s; t < end_s;) {
     const auto k = std::min(kMaxBuckets - 1, static_cast<std::size_t>(std::floor(t / width_s_)));
     const double until = std::min(end_s, width_s_ * static_cast<double>(k + 1));
@@ -35,9 +45,10 @@ std::vector<ServeSample> TimeSeries::samples() const {
   std::vector<ServeSample> out;
   for (std::size_t k = 0; k < kMaxBuckets; ++k) {
     const Bucket& b = buckets_[k];
-    if (b.covered_s <= 0.0) continue;
-    out.push_back({width_s_ * static_cast<double>(k), b.kv_used / b.covered_s, b.running / b.covered_s,
-                   b.waiting / b.covered_s});
+    if (b.covered_s <= 0.0 && b.preemptions == 0) continue;
+    const double covered = std::max(b.covered_s, 1e-300);
+    out.push_back({width_s_ * static_cast<double>(k), b.kv_used / covered, b.running / covered, b.waiting / covered,
+                   b.preemptions});
   }
   return out;
 }

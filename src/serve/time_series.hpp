@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "rapidllm/serve.hpp"
@@ -14,6 +15,8 @@ class TimeSeries {
  public:
   // The state held from `start_s` for `duration_s`.
   void add(double start_s, double duration_s, double kv_used_fraction, double running, double waiting);
+  // A preemption at `at_s`.
+  void count_preemption(double at_s);
   // Each interval's time-weighted means (intervals nothing covered are left out).
   [[nodiscard]] std::vector<ServeSample> samples() const;
 
@@ -23,7 +26,10 @@ class TimeSeries {
     double kv_used = 0.0;  // integrals over the covered time
     double running = 0.0;
     double waiting = 0.0;
+    std::int64_t preemptions = 0;
   };
+  // Doubles the interval until the buckets reach `end_s`.
+  void cover(double end_s);
   static constexpr std::size_t kMaxBuckets = 256;
   double width_s_ = 1e-3;
   std::vector<Bucket> buckets_ = std::vector<Bucket>(kMaxBuckets);

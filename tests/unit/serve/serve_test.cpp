@@ -111,6 +111,12 @@ TEST(Serve, AFullCachePreemptsByRecomputeAndEveryRequestFinishes) {
   EXPECT_EQ(r.requests, 64);
   EXPECT_GT(r.preemptions, 0);
   EXPECT_EQ(r.output_tokens, 64 * 600);
+  // The time series holds every preemption, and the cache full at some point.
+  std::int64_t counted = 0;
+  for (const ServeSample& x : r.samples) counted += x.preemptions;
+  EXPECT_EQ(counted, r.preemptions);
+  EXPECT_GT(r.kv_used_fraction_max, 0.95);
+  EXPECT_LE(r.kv_used_fraction_max, 1.0);
 }
 
 // The closed-form steady state of an offline run against the simulation of many more
