@@ -155,6 +155,22 @@ TEST(Serve, ReplicasMultiplyThroughputUnderOfflineLoad) {
   EXPECT_GT(four.output_tokens_per_s, 3.0 * one.output_tokens_per_s);
 }
 
+// Prefill-first (vLLM V0 without chunking) runs a waiting prompt before any decode: its
+// first tokens come sooner and the running requests' tokens later than decode-first with
+// chunked prefill, on the same load.
+TEST(Serve, PrefillFirstTradesTimePerTokenForTimeToFirstToken) {
+  ServeOptions o = options(ArrivalKind::poisson, 2000, 1500, 200);
+  o.workload.rate_per_s = 12.0;
+  o.engine.max_num_batched_tokens = 2048;
+  const ServeResult decode_first = serve(llama8b(), o);
+  o.engine.policy = ServePolicy::prefill_first;
+  o.engine.chunked_prefill = false;
+  const ServeResult prefill_first = serve(llama8b(), o);
+  EXPECT_LT(prefill_first.ttft.mean_s, decode_first.ttft.mean_s);
+  EXPECT_GT(prefill_first.tpot.mean_s, decode_first.tpot.mean_s);
+  EXPECT_GT(prefill_first.itl.p99_s, decode_first.itl.p99_s);  // a decode stalls behind whole prompts
+}
+
 // Disaggregated, a lone request: its first token comes from the prefill pool as an
 // aggregated replica of that parallelism gives it, then its cache moves to the decode pool
 // and the rest is decoded there as a lone decode of that parallelism.
