@@ -43,5 +43,6 @@ void add_config_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_import_hf_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 
 }  // namespace rapidllm::cli

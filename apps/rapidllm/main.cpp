@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   rapidllm::cli::add_validate_command(app);
   rapidllm::cli::add_import_hf_command(app);
   rapidllm::cli::add_sweep_command(app);
+  rapidllm::cli::add_serve_command(app);
 
   try {
     app.parse(argc, argv);

@@ -7,11 +7,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rapidllm/config.hpp"
 #include "rapidllm/output_format.hpp"
 #include "rapidllm/predict.hpp"
+#include "rapidllm/serve.hpp"
 #include "rapidllm/sweep.hpp"
 
 namespace rapidllm {
@@ -34,6 +36,29 @@ namespace rapidllm {
 // written with 17 digits); nothing when the row is malformed. `varied_keys`: how many
 // varied columns follow the index.
 [[nodiscard]] std::optional<SweepPoint> parse_sweep_csv_row(const std::string& row, std::size_t varied_keys);
+
+// A serving simulation of `scenario` under `options`: table = engine, KV cache, throughput,
+// a latency table (TTFT, TPOT, ITL, E2E) and goodput under the SLOs given; json = every
+// ServeResult field with the engine and workload that produced it (the request log when
+// options.keep_requests); csv = one row per completed request (needs keep_requests).
+[[nodiscard]] std::string render_serve(const ServeResult& result, const Scenario& scenario,
+                                       const ServeOptions& options, OutputFormat format);
+// The closed-form offline steady state (serve_steady_state): table, json or a one-row csv.
+[[nodiscard]] std::string render_serve_steady_state(const SteadyState& state, const Scenario& scenario,
+                                                    const ServeOptions& options, OutputFormat format);
+// Every iteration of result.iteration_log (ServeOptions::record_iterations) as a
+// Chrome/Perfetto trace (JSON; ui.perfetto.dev): one track per replica, one event per
+// iteration named by its mix (prefill, decode, prefill+decode) with its token counts and
+// the KV blocks in use when it started.
+[[nodiscard]] std::string render_serve_trace(const ServeResult& result);
+// Whether a serving workload draws random numbers (Poisson gaps, lengths from a range):
+// only then do the reports show its seed and does `rapidllm serve` take --seed.
+[[nodiscard]] bool serve_workload_is_random(const ServeWorkload& workload);
+// The names serve reports and `rapidllm serve` options use for the enums of serve.hpp.
+[[nodiscard]] std::string_view to_string(ServePolicy policy);  // decode-first, prefill-first
+[[nodiscard]] std::string_view to_string(ServeRouter router);  // round-robin, least-loaded
+[[nodiscard]] std::string_view to_string(ArrivalKind arrivals);  // poisson, concurrency, trace, offline
+[[nodiscard]] std::string_view to_string(KvBudget budget);  // fraction-of-total, fraction-of-free
 
 // `rapidllm config list`: key path, file, type, unit, default and meaning of each setting.
 [[nodiscard]] std::string render_settings(const std::vector<SettingInfo>& settings, OutputFormat format);
