@@ -140,9 +140,10 @@ double IterationCost::time_s(std::int64_t decodes, std::int64_t decode_context_s
   // A decode-only iteration runs the decode graphs; with a prefill in it, one forward over
   // all the tokens.
   double t = prefill_tokens == 0 ? decode_body_s(decodes) : prefill_body(tokens).non_attention_s;
-  // Every decode and every chunk that ends its prompt emits a token; a chunk in the middle
-  // of a prompt still runs the head in engines that do not skip it, so count them all.
-  t += head_s(decodes + static_cast<std::int64_t>(chunks.size()));
+  // Every decode and every chunk that ends its prompt emits a token.
+  std::int64_t emitting = decodes;
+  for (const PrefillChunk& c : chunks) emitting += c.completes ? 1 : 0;
+  if (emitting > 0) t += head_s(emitting);
   if (decodes > 0) {
     const std::int64_t mean_context = (decode_context_sum + decodes / 2) / decodes;
     t += decode_attention_s(decodes, std::max<std::int64_t>(1, mean_context));

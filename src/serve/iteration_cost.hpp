@@ -3,7 +3,7 @@
 // prefill chunk's attention covers its prefix and itself; the decodes' attention is one
 // batched kernel over their mean context (paged decode attention is memory-bound and
 // linear in the context, so the mean stands for the sum); the head runs for every
-// sequence that emits a token. Costs are cached by token count, so a long simulation
+// sequence that emits a token (engines skip it for a chunk in the middle of a prompt). Costs are cached by token count, so a long simulation
 // costs a hash lookup and a few closed-form attention terms per iteration.
 #pragma once
 
@@ -21,6 +21,7 @@ namespace rapidllm::serving {
 struct PrefillChunk {
   std::int64_t tokens = 0;  // this iteration's part of the prompt
   std::int64_t prefix = 0;  // tokens of it already in the KV cache
+  bool completes = true;    // the prompt's last chunk: it emits a token
 };
 
 class IterationCost {

@@ -6,6 +6,7 @@
 
 #include "rapidllm/error.hpp"
 #include "rapidllm/serve.hpp"
+#include "serve/options_check.hpp"
 
 namespace rapidllm {
 
@@ -37,7 +38,7 @@ void run(const Scenario& scenario, ServeOptions options, ServeLayout& layout) {
 
 std::vector<ServeLayout> serve_layouts(const Scenario& scenario, const ServeOptions& options, int gpus) {
   if (gpus < 1) {
-    throw ConfigError(SourceLocation{}, "--layouts", "the GPU count must be >= 1", "e.g. --layouts 16");
+    throw serving::option_error("--layouts", "the GPU count must be >= 1", "e.g. --layouts 16");
   }
   std::vector<ServeLayout> out;
   for (int tp : kTp) {

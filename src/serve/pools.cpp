@@ -4,6 +4,7 @@
 
 #include "memory/inference_memory.hpp"
 #include "rapidllm/error.hpp"
+#include "serve/options_check.hpp"
 
 namespace rapidllm::serving {
 
@@ -12,7 +13,7 @@ namespace {
 Pool make_pool(const Scenario& scenario, const ServeEngine& engine, Role role, const ServePool& p) {
   const char* name = role == Role::prefill ? "prefill" : "decode";
   if (p.replicas < 1 || p.tp < 1 || p.pp < 1) {
-    throw ConfigError(SourceLocation{}, fmt::format("--{}", name),
+    throw option_error(fmt::format("--{}", name),
                       fmt::format("the {} pool needs replicas, tp and pp >= 1 (got {} x tp{} pp{})", name, p.replicas,
                                   p.tp, p.pp),
                       "e.g. --prefill 2xtp4 --decode 1xtp8");

@@ -14,6 +14,7 @@
 #include "serve/iteration_cost.hpp"
 #include "serve/pools.hpp"
 #include "serve/latency_stats.hpp"
+#include "serve/options_check.hpp"
 #include "serve/time_series.hpp"
 #include "serve/workload.hpp"
 
@@ -66,22 +67,7 @@ struct Event {
 
 // The engine's options, checked before any costing; returns `scenario` to build with.
 const Scenario& checked(const Scenario& scenario, const ServeOptions& options, const Workload& workload) {
-  const ServeEngine& engine = options.engine;
-  const auto bad = [](const char* key, const std::string& problem) {
-    return ConfigError(SourceLocation{}, key, problem, "see `rapidllm serve --help` for the ranges");
-  };
-  if (engine.max_num_seqs < 1) throw bad("--max-num-seqs", "must be >= 1");
-  if (engine.max_num_batched_tokens < 1) throw bad("--max-num-batched-tokens", "must be >= 1");
-  if (engine.block_size < 1) throw bad("--block-size", "must be >= 1");
-  if (!(engine.kv_memory_fraction > 0.0 && engine.kv_memory_fraction <= 1.0)) {
-    throw bad("--kv-memory-fraction", "must lie in (0, 1]");
-  }
-  if (engine.iteration_overhead_s < 0.0) throw bad("--iteration-overhead", "must be >= 0");
-  if (!engine.chunked_prefill && workload.longest_prompt_tokens() > engine.max_num_batched_tokens) {
-    throw bad("--max-num-batched-tokens",
-              fmt::format("prompts of up to {} tokens exceed the {}-token budget and chunked prefill is off",
-                          workload.longest_prompt_tokens(), engine.max_num_batched_tokens));
-  }
+  check_engine(options.engine, workload.longest_prompt_tokens(), workload.longest_request_tokens());
   return scenario;
 }
 
@@ -330,7 +316,8 @@ class Simulation {
     chunk_buffer_.clear();
     std::int64_t prefill_tokens = 0;
     for (const auto& [id, c] : r.chunks) {
-      chunk_buffer_.push_back({c, requests_[static_cast<std::size_t>(id)].cached});
+      const Request& q = requests_[static_cast<std::size_t>(id)];
+      chunk_buffer_.push_back({c, q.cached, q.prefilled + c == q.prefill_target});
       prefill_tokens += c;
     }
     const double t = r.cost->time_s(static_cast<std::int64_t>(r.decodes.size()), context, chunk_buffer_) +

@@ -19,6 +19,7 @@
 #include "rapidllm/error.hpp"
 #include "rapidllm/serve.hpp"
 #include "serve/iteration_cost.hpp"
+#include "serve/options_check.hpp"
 #include "serve/kv_capacity.hpp"
 
 namespace rapidllm {
@@ -27,13 +28,14 @@ SteadyState serve_steady_state(const Scenario& scenario, const ServeOptions& opt
   const ServeEngine& e = options.engine;
   const ServeWorkload& w = options.workload;
   if (e.policy != ServePolicy::decode_first) {
-    throw ConfigError(SourceLocation{}, "--policy", "the steady state models decode-first engines",
-                      "simulate a prefill-first engine (drop --steady-state)");
+    throw serving::option_error("--policy", "the steady state models decode-first engines",
+                                "simulate a prefill-first engine (drop --steady-state)");
   }
   if (w.input.lo != w.input.hi || w.output.lo != w.output.hi || w.input.lo < 1 || w.output.lo < 1) {
-    throw ConfigError(SourceLocation{}, "--isl/--osl", "the steady state needs fixed input and output lengths",
-                      "give --isl N --osl M (one value each)");
+    throw serving::option_error("--isl/--osl", "the steady state needs fixed input and output lengths",
+                                "give --isl N --osl M (one value each)");
   }
+  serving::check_engine(e, w.input.lo, w.input.lo + w.output.lo);
   serving::IterationCost cost(scenario);
   const serving::KvCapacity kv = serving::kv_capacity(cost.context(), e);
   const auto input = static_cast<double>(w.input.lo);
@@ -41,26 +43,27 @@ SteadyState serve_steady_state(const Scenario& scenario, const ServeOptions& opt
   const double blocks_per_request = std::ceil((input + output) / e.block_size);
   SteadyState s;
   const double by_kv = std::floor(static_cast<double>(kv.blocks) / blocks_per_request);
+  if (by_kv < 1.0) {
+    throw InfeasibleError(fmt::format("one request of {} tokens does not fit the KV cache of {} tokens per replica",
+                                      w.input.lo + w.output.lo, kv.tokens));
+  }
   double resident = std::min<double>(e.max_num_seqs, by_kv);
   s.limited_by = by_kv < e.max_num_seqs ? "kv_cache" : "max_num_seqs";
-  if (by_kv < e.max_num_seqs && !e.reserve_full_sequence) {
-    // Admitting by prompt and allocating as they go, such an engine overfills the cache and
-    // preempts: ~10 % of the throughput is lost to recomputation in the simulation of an
-    // offline Llama-3.1-8B run, churn this closed form does not hold.
-    throw ConfigError(SourceLocation{}, "--steady-state",
-                      fmt::format("the KV cache ({} requests of {} tokens) binds before max_num_seqs ({}) on an engine "
-                                  "that allocates as it goes: its preemptions are not in closed form",
-                                  static_cast<std::int64_t>(by_kv), w.input.lo + w.output.lo, e.max_num_seqs),
-                      "simulate it (drop --steady-state), or lower --max-num-seqs to what the cache holds");
-  }
   const int replicas = std::max(1, scenario.hardware.parallelism.replica_count);
   if (w.requests > 0 && static_cast<double>(w.requests) / replicas < resident) {
     resident = static_cast<double>(w.requests) / replicas;
     s.limited_by = "requests";
   }
-  if (resident < 1.0) {
-    throw InfeasibleError(fmt::format("one request of {} tokens does not fit the KV cache of {} tokens per replica",
-                                      w.input.lo + w.output.lo, kv.blocks * e.block_size));
+  if (s.limited_by == "kv_cache" && !e.reserve_full_sequence) {
+    // Admitting by prompt and allocating as they go, such an engine overfills the cache and
+    // preempts: ~10 % of the throughput is lost to recomputation in the simulation of an
+    // offline Llama-3.1-8B run, churn this closed form does not hold.
+    throw serving::option_error(
+        "--steady-state",
+        fmt::format("the KV cache ({} requests of {} tokens) binds before max_num_seqs ({}) on an engine that "
+                    "allocates as it goes: its preemptions are not in closed form",
+                    static_cast<std::int64_t>(by_kv), w.input.lo + w.output.lo, e.max_num_seqs),
+        "simulate it (drop --steady-state), or lower --max-num-seqs to what the cache holds");
   }
   double per_iteration = resident / output;  // requests completed per iteration
   const double by_budget = static_cast<double>(e.max_num_batched_tokens) / (input + output - 1.0);
@@ -77,7 +80,7 @@ SteadyState serve_steady_state(const Scenario& scenario, const ServeOptions& opt
   const double mean_context = input + output / 2.0;
   const std::int64_t context = std::llround(mean_context * static_cast<double>(decodes));
   const double base = cost.time_s(decodes, context, {});
-  const std::vector<serving::PrefillChunk> one{{w.input.lo, 0}};
+  const std::vector<serving::PrefillChunk> one{{w.input.lo, 0, true}};
   const double with_prompt = cost.time_s(decodes, context, one);
   // Each prompt adds its tokens to the shared forward and its attention: linear in how
   // many prompts an iteration carries on average.

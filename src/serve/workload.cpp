@@ -7,13 +7,14 @@
 #include <fmt/format.h>
 
 #include "rapidllm/error.hpp"
+#include "serve/options_check.hpp"
 
 namespace rapidllm::serving {
 
 namespace {
 
-ConfigError workload_error(const std::string& key, const std::string& problem, const std::string& hint) {
-  return ConfigError(SourceLocation{}, key, problem, hint);
+ConfigError workload_error(const std::string& flag, const std::string& problem, const std::string& hint) {
+  return option_error(flag, problem, hint);
 }
 
 void check_range(const TokenRange& r, const char* key, std::int64_t least) {
