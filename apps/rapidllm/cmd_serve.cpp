@@ -1,8 +1,10 @@
 // rapidllm serve --hardware HW.yaml --model M.yaml [--set a.b=v ...] [engine options]
 //   (--rate R | --concurrency C | --trace FILE | --offline) [--isl N|LO..HI] [--osl N|LO..HI]
 //   [--requests N] [--duration T] [--seed S] [--router R] [--slo-ttft T] [--slo-tpot T]
+//   [--prefill NxtpT[ppP] --decode NxtpT[ppP]] [--layouts GPUS]
 //   [--steady-state] [--trace-out FILE.json] [--format table|json|csv] [-o FILE]
 #include <chrono>
+#include <regex>
 #include <memory>
 #include <optional>
 
@@ -47,6 +49,9 @@ struct ServeCommandOptions {
   std::optional<std::string> slo_ttft;
   std::optional<std::string> slo_tpot;
   bool steady_state = false;
+  std::optional<std::string> prefill;  // disaggregated pools
+  std::optional<std::string> decode;
+  std::optional<int> layouts;  // GPUs to lay out every way
   std::string trace_out;
   OutputOptions output;
 };
@@ -101,6 +106,21 @@ TokenRange tokens(const std::string& option, const std::string& text) {
   const TokenRange r{count(text.substr(0, dots)), count(text.substr(dots + 2))};
   if (r.hi < r.lo) bad(option, fmt::format("range '{}' runs backwards", text), "write the lower count first");
   return r;
+}
+
+// NxtpT or NxtpTppP: N replicas of T (x P) GPUs.
+ServePool pool(const std::string& option, const std::string& text) {
+  static const std::regex form(R"(([0-9]{1,6})xtp([0-9]{1,4})(?:pp([0-9]{1,4}))?)");
+  std::smatch m;
+  ServePool p{0, 0, 0};
+  if (std::regex_match(text, m, form)) {
+    p = ServePool{std::stoi(m[1]), std::stoi(m[2]), m[3].matched ? std::stoi(m[3]) : 1};
+  }
+  if (p.replicas < 1 || p.tp < 1 || p.pp < 1) {
+    bad(option, fmt::format("'{}' is not a pool NxtpT or NxtpTppP of counts >= 1", text),
+        fmt::format("e.g. {} 2xtp4 (two replicas of four GPUs)", option));
+  }
+  return p;
 }
 
 ServeEngine engine_of(const ServeCommandOptions& o) {
@@ -189,7 +209,23 @@ ServeOptions serve_options(const ServeCommandOptions& o, const CLI::App& cmd) {
       }
     }
   }
-  if ((s.slo_ttft_s || s.slo_tpot_s) && o.output.format == "csv") {
+  if (o.prefill.has_value() != o.decode.has_value()) {
+    bad(o.prefill ? "--decode" : "--prefill", "disaggregated serving needs both pools",
+        "give --prefill NxtpT and --decode NxtpT together, or neither for aggregated replicas");
+  }
+  if (o.prefill) s.disaggregated = Disaggregation{pool("--prefill", *o.prefill), pool("--decode", *o.decode)};
+  if (o.layouts) {
+    for (const char* option : {"--prefill", "--decode", "--steady-state", "--trace-out"}) {
+      if (cmd.count(option) > 0) {
+        bad(option, "does not apply to --layouts: the search tries every layout, each simulated",
+            "drop it, or drop --layouts to run one layout");
+      }
+    }
+  }
+  if (o.steady_state && s.disaggregated) {
+    bad("--prefill/--decode", "the steady state is an aggregated engine's", "drop --steady-state to simulate the pools");
+  }
+  if ((s.slo_ttft_s || s.slo_tpot_s) && o.output.format == "csv" && !o.layouts) {
     bad(s.slo_ttft_s ? "--slo-ttft" : "--slo-tpot", "the per-request CSV has no goodput",
         "use --format table or json, or compare the CSV's ttft_s and tpot_s columns with the limits");
   }
@@ -203,6 +239,12 @@ void run(const ServeCommandOptions& o, const CLI::App& cmd) {
   const ServeOptions options = serve_options(o, cmd);
   const Scenario scenario = load_scenario(o.hardware, o.model, o.sets);
   const OutputFormat format = format_of(o.output);
+  if (o.layouts) {
+    write_output(render_serve_layouts(serve_layouts(scenario, options, *o.layouts), *o.layouts, scenario, options,
+                                      format),
+                 o.output.path);
+    return;
+  }
   if (o.steady_state) {
     write_output(render_serve_steady_state(serve_steady_state(scenario, options), scenario, options, format),
                  o.output.path);
@@ -265,6 +307,13 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--slo-tpot", o->slo_tpot, "goodput: longest mean time per output token, seconds (or 50ms)");
   cmd->add_flag("--steady-state", o->steady_state,
                 "print the closed-form offline steady state instead of simulating (--offline, fixed --isl and --osl)");
+  cmd->add_option("--prefill", o->prefill,
+                  "disaggregated: the prefill pool, NxtpT or NxtpTppP (N replicas of T x P GPUs); with --decode");
+  cmd->add_option("--decode", o->decode, "disaggregated: the decode pool, NxtpT or NxtpTppP; with --prefill");
+  cmd->add_option("--layouts", o->layouts,
+                  "simulate every aggregated and disaggregated way to use this many GPUs (tp 1-8) and rank them by "
+                  "goodput per GPU")
+      ->check(above_zero());
   cmd->add_option("--trace-out", o->trace_out, "write every iteration as a Chrome/Perfetto timeline (JSON)");
   add_output_options(*cmd, o->output);
   cmd->callback([o, cmd] { run(*o, *cmd); });

@@ -43,6 +43,10 @@ namespace rapidllm {
 // options.keep_requests); csv = one row per completed request (needs keep_requests).
 [[nodiscard]] std::string render_serve(const ServeResult& result, const Scenario& scenario,
                                        const ServeOptions& options, OutputFormat format);
+// serve_layouts' ranking of the ways to spend `gpus` GPUs: table, json or one csv row each.
+[[nodiscard]] std::string render_serve_layouts(const std::vector<ServeLayout>& layouts, int gpus,
+                                               const Scenario& scenario, const ServeOptions& options,
+                                               OutputFormat format);
 // The closed-form offline steady state (serve_steady_state): table, json or a one-row csv.
 [[nodiscard]] std::string render_serve_steady_state(const SteadyState& state, const Scenario& scenario,
                                                     const ServeOptions& options, OutputFormat format);

@@ -314,7 +314,102 @@ std::string steady_csv(const SteadyState& s) {
       s.requests_per_s, s.output_tokens_per_s, s.output_tokens_per_s_per_gpu, s.limited_by);
 }
 
+std::string layout_text(const ServeLayout& l) {
+  const auto pool = [](const ServePool& p) {
+    return p.pp > 1 ? fmt::format("{}xtp{}pp{}", p.replicas, p.tp, p.pp) : fmt::format("{}xtp{}", p.replicas, p.tp);
+  };
+  if (!l.disaggregated) return pool(l.aggregated);
+  return fmt::format("{}P+{}D", pool(l.disaggregated->prefill), pool(l.disaggregated->decode));
+}
+
+nlohmann::json layouts_json(const std::vector<ServeLayout>& layouts, int gpus, const Scenario& scenario,
+                            const ServeOptions& options) {
+  nlohmann::json j = report_json(scenario, options, true);
+  j["run_type"] = "serve_layouts";
+  j["gpus"] = gpus;
+  nlohmann::json list = nlohmann::json::array();
+  for (const ServeLayout& l : layouts) {
+    nlohmann::json e = {{"layout", layout_text(l)}};
+    if (l.disaggregated) {
+      e["prefill"] = pool_json(l.disaggregated->prefill);
+      e["decode"] = pool_json(l.disaggregated->decode);
+    } else {
+      e["aggregated"] = pool_json(l.aggregated);
+    }
+    if (!l.infeasible.empty()) {
+      e["infeasible"] = l.infeasible;
+    } else {
+      const ServeResult& r = l.result;
+      e.update({{"num_gpus", r.num_gpus},
+                {"goodput_requests_per_s_per_gpu", l.goodput_per_gpu},
+                {"goodput_requests_per_s", r.goodput_requests_per_s},
+                {"slo_attainment", r.slo_attainment},
+                {"requests_per_s", r.requests_per_s},
+                {"output_tokens_per_s_per_gpu", r.output_tokens_per_s_per_gpu},
+                {"ttft", latency_json(r.ttft)},
+                {"tpot", latency_json(r.tpot)},
+                {"preemptions", r.preemptions}});
+    }
+    list.push_back(e);
+  }
+  j["layouts"] = list;
+  return j;
+}
+
+std::string layouts_csv(const std::vector<ServeLayout>& layouts) {
+  std::string out =
+      "layout,num_gpus,goodput_requests_per_s_per_gpu,goodput_requests_per_s,slo_attainment,requests_per_s,"
+      "output_tokens_per_s_per_gpu,ttft_p50_s,ttft_p99_s,tpot_p50_s,tpot_p99_s,preemptions,infeasible\n";
+  for (const ServeLayout& l : layouts) {
+    if (!l.infeasible.empty()) {
+      out += fmt::format("{},,,,,,,,,,,,\"{}\"\n", layout_text(l), l.infeasible);
+      continue;
+    }
+    const ServeResult& r = l.result;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},\n", layout_text(l), r.num_gpus, l.goodput_per_gpu,
+                       r.goodput_requests_per_s, r.slo_attainment, r.requests_per_s, r.output_tokens_per_s_per_gpu,
+                       r.ttft.p50_s, r.ttft.p99_s, r.tpot.p50_s, r.tpot.p99_s, r.preemptions);
+  }
+  return out;
+}
+
+std::string layouts_table(const std::vector<ServeLayout>& layouts, int gpus, const Scenario& scenario,
+                          const ServeOptions& o) {
+  std::string out = io::header_line(serve_header(scenario, o, true));
+  out += fmt::format("serving {} on {} GPU(s): every aggregated and disaggregated layout, best goodput per GPU first\n",
+                     scenario.model_file, gpus);
+  out += fmt::format("engine        {}\n", engine_text(o.engine));
+  out += fmt::format("workload      {}\n", workload_text(o.workload));
+  out += fmt::format("SLOs          {}\n\n", o.slo_ttft_s || o.slo_tpot_s ? slo_text(o) : "none (goodput = throughput)");
+  out += fmt::format("{:<18} {:>12} {:>10} {:>6} {:>11} {:>9} {:>9} {:>9} {:>9}\n", "layout", "good/s/GPU",
+                     "good/s", "SLO %", "tok/s/GPU", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99");
+  out += std::string(108, '-') + "\n";
+  for (const ServeLayout& l : layouts) {
+    if (!l.infeasible.empty()) {
+      out += fmt::format("{:<18} infeasible: {}\n", layout_text(l), l.infeasible);
+      continue;
+    }
+    const ServeResult& r = l.result;
+    out += fmt::format("{:<18} {:>12.4f} {:>10.3f} {:>6.1f} {:>11.1f} {:>9} {:>9} {:>9} {:>9}\n", layout_text(l),
+                       l.goodput_per_gpu, r.goodput_requests_per_s, 100.0 * r.slo_attainment,
+                       r.output_tokens_per_s_per_gpu, ms(r.ttft.p50_s), ms(r.ttft.p99_s), ms(r.tpot.p50_s),
+                       ms(r.tpot.p99_s));
+  }
+  out += "(latencies in ms; NxtpT: N replicas of T GPUs; P+D: prefill and decode pools)\n";
+  return out;
+}
+
 }  // namespace
+
+std::string render_serve_layouts(const std::vector<ServeLayout>& layouts, int gpus, const Scenario& scenario,
+                                 const ServeOptions& options, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::json: return detail::json_text(layouts_json(layouts, gpus, scenario, options));
+    case OutputFormat::csv: return layouts_csv(layouts);
+    case OutputFormat::table: break;
+  }
+  return layouts_table(layouts, gpus, scenario, options);
+}
 
 std::string render_serve(const ServeResult& result, const Scenario& scenario, const ServeOptions& options,
                          OutputFormat format) {

@@ -142,4 +142,35 @@ TEST(ServeCli, TraceOutIsAPerfettoTimelineOfEveryIteration) {
   EXPECT_EQ(tracks, (std::set<int>{0, 1}));  // one track per replica
 }
 
+// Disaggregated pools on the command line: both pools or neither, the pools in the JSON.
+TEST(ServeCli, RunsDisaggregatedPoolsGivenTogether) {
+  const CliRun r = rapidllm(kServe + " --rate 5 --requests 40 --isl 512 --osl 32 --prefill 1xtp2 --decode 2xtp1 "
+                                     "--format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["num_gpus"], 4);
+  EXPECT_EQ(j["prefill_replicas"], 1);
+  EXPECT_EQ(j["decode_replicas"], 2);
+  EXPECT_GT(j["kv_transfer_mean_s"].get<double>(), 0.0);
+  for (const std::string& args : {std::string(" --prefill 1xtp2"), std::string(" --prefill 2xpp2 --decode 1xtp1"),
+                                  std::string(" --prefill 1xtp2 --decode 1xtp1 --steady-state --offline")}) {
+    const CliRun bad = rapidllm(kServe + " --rate 5 --requests 10" + args);
+    EXPECT_EQ(bad.exit_code, 2) << args;
+    EXPECT_THAT(bad.err, HasSubstr("--")) << args;
+  }
+}
+
+// The layout search: every split of the GPUs, ranked, one CSV row each.
+TEST(ServeCli, RanksEveryLayoutOfTheGpus) {
+  const CliRun r = rapidllm(kServe + " --rate 10 --requests 100 --isl 256 --osl 32 --slo-ttft 100ms --layouts 2 "
+                                     "--format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 2 GPUs: 2xtp1, 1xtp2 and 1xtp1P+1xtp1D, after the header.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4);
+  EXPECT_THAT(r.out, HasSubstr("1xtp1P+1xtp1D"));
+  const CliRun refused = rapidllm(kServe + " --rate 10 --requests 100 --layouts 2 --prefill 1xtp1 --decode 1xtp1");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("--layouts"));
+}
+
 }  // namespace
