@@ -146,13 +146,14 @@ struct ServedRequest {
 };
 
 struct ServeIteration {
-  int replica = 0;
+  int replica = 0;  // prefill replicas first when disaggregated
   double start_s = 0.0;
   double end_s = 0.0;
   int decode_tokens = 0;
   std::int64_t prefill_tokens = 0;
   int prefill_chunks = 0;
-  int kv_blocks_used = 0;
+  int kv_blocks_used = 0;  // the replica's, all its batches
+  int batch = 0;           // which of a pp-stage replica's pp batches in flight (0 when pp = 1)
 };
 
 // KV-cache use and queue lengths over time, averaged over equal intervals from t = 0 (all

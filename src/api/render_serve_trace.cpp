@@ -3,6 +3,7 @@
 // no per-event arguments; a serving timeline is one track per replica whose events carry
 // the iteration's token mix, so it is written here. Events are dumped one at a time into
 // the text: a long run has millions of iterations, too many for one JSON document in memory.
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -43,20 +44,28 @@ std::string render_serve_trace(const ServeResult& result) {
   Events events;
   events.add({{"ph", "M"}, {"pid", kPid}, {"tid", 0}, {"name", "process_name"},
               {"args", {{"name", fmt::format("rapidllm serve ({})", result.engine)}}}});
-  for (int r = 0; r < result.replicas; ++r) {
+  // One track per replica and batch in flight (a pp-stage replica keeps pp of them),
+  // numbered in order: with one batch per replica, a track is its replica's number.
+  std::map<std::pair<int, int>, int> tracks;
+  for (const ServeIteration& it : result.iteration_log) tracks.emplace(std::pair{it.replica, it.batch}, 0);
+  int next = 0;
+  for (auto& [key, t] : tracks) {
+    t = next++;
+    const auto [r, batch] = key;
     // Disaggregated: the prefill pool's replicas come first.
-    const std::string name = result.prefill_replicas == 0 ? fmt::format("replica {}", r)
-                             : r < result.prefill_replicas ? fmt::format("prefill replica {}", r)
-                                                           : fmt::format("decode replica {}", r);
-    events.add({{"ph", "M"}, {"pid", kPid}, {"tid", r}, {"name", "thread_name"}, {"args", {{"name", name}}}});
-    events.add({{"ph", "M"}, {"pid", kPid}, {"tid", r}, {"name", "thread_sort_index"}, {"args", {{"sort_index", r}}}});
+    std::string name = result.prefill_replicas == 0 ? fmt::format("replica {}", r)
+                       : r < result.prefill_replicas ? fmt::format("prefill replica {}", r)
+                                                     : fmt::format("decode replica {}", r);
+    if (batch > 0 || tracks.count({r, 1}) > 0) name += fmt::format(", batch {}", batch);
+    events.add({{"ph", "M"}, {"pid", kPid}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", name}}}});
+    events.add({{"ph", "M"}, {"pid", kPid}, {"tid", t}, {"name", "thread_sort_index"}, {"args", {{"sort_index", t}}}});
   }
   for (const ServeIteration& it : result.iteration_log) {
     const double ts = it.start_s * kMicrosecondsPerSecond;
     const double end = it.end_s * kMicrosecondsPerSecond;  // ts + dur lands on the end exactly
     events.add({{"ph", "X"},
                 {"pid", kPid},
-                {"tid", it.replica},
+                {"tid", tracks.at({it.replica, it.batch})},
                 {"ts", ts},
                 {"dur", end - ts},
                 {"name", mix(it)},

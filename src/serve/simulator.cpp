@@ -42,13 +42,26 @@ struct Request {
   [[nodiscard]] bool decoding() const { return prefilled == prefill_target; }
 };
 
+// The KV cache of one replica, shared by its virtual engines.
+struct BlockPool {
+  std::int64_t total = 0;
+  std::int64_t free = 0;
+};
+
+// One engine instance with its own scheduler and batch: a replica, or one of the pp
+// virtual engines of a pipelined replica. A replica of pp stages keeps pp batches in
+// flight (vLLM's virtual engines, TensorRT-LLM's micro-batches): while one batch is in
+// stage 2 the next is in stage 1. Each batch still takes the whole pipeline's time, so the
+// replica runs pp iterations at once, each as long as one through every stage, sharing its
+// KV cache.
 struct Replica {
   Role role = Role::both;
   IterationCost* cost = nullptr;
-  std::int64_t total_blocks = 0;
+  BlockPool* blocks = nullptr;
+  int replica = 0;  // the replica it belongs to
+  int batch = 0;    // which of its pp batches in flight
   std::deque<std::int64_t> waiting;
   std::vector<std::int64_t> running;  // admission order
-  std::int64_t free_blocks = 0;
   bool busy = false;
   // The iteration in flight.
   double start_s = 0.0;
@@ -82,15 +95,24 @@ class Simulation {
     result_.engine = engine_.name;
     result_.num_gpus = 0;
     result_.replicas = 0;
+    std::size_t pools = 0;
+    for (const Pool& pool : pools_.all()) pools += static_cast<std::size_t>(pool.replicas);
+    block_pools_.reserve(pools);  // the engines point into it
     for (const Pool& pool : pools_.all()) {
+      const int stages = pool.cost->context().degrees().pp;
       for (int i = 0; i < pool.replicas; ++i) {
-        Replica r;
-        r.role = pool.role;
-        r.cost = pool.cost.get();
-        r.total_blocks = r.free_blocks = pool.kv.blocks;
+        block_pools_.push_back({pool.kv.blocks, pool.kv.blocks});
         total_blocks_ += pool.kv.blocks;
-        by_role_[static_cast<std::size_t>(pool.role)].push_back(static_cast<int>(replicas_.size()));
-        replicas_.push_back(std::move(r));
+        for (int lane = 0; lane < stages; ++lane) {
+          Replica r;
+          r.role = pool.role;
+          r.cost = pool.cost.get();
+          r.blocks = &block_pools_.back();
+          r.replica = static_cast<int>(block_pools_.size() - 1);
+          r.batch = lane;
+          by_role_[static_cast<std::size_t>(pool.role)].push_back(static_cast<int>(replicas_.size()));
+          replicas_.push_back(std::move(r));
+        }
       }
       result_.replicas += pool.replicas;
       result_.num_gpus += pool.replicas * pool.gpus_per_replica;
@@ -201,7 +223,7 @@ class Simulation {
   }
 
   void free(Replica& r, Request& q) {
-    r.free_blocks += q.blocks;
+    r.blocks->free += q.blocks;
     used_blocks_ -= q.blocks;
     q.blocks = 0;
   }
@@ -209,8 +231,8 @@ class Simulation {
   bool grow(Replica& r, Request& q, std::int64_t tokens) {
     const std::int64_t need = blocks_for(tokens) - q.blocks;
     if (need <= 0) return true;
-    if (need > r.free_blocks) return false;
-    r.free_blocks -= need;
+    if (need > r.blocks->free) return false;
+    r.blocks->free -= need;
     used_blocks_ += need;
     q.blocks += need;
     return true;
@@ -246,7 +268,7 @@ class Simulation {
         if (q.decoding() || budget == 0) continue;
         std::int64_t c = std::min(q.prefill_target - q.prefilled, budget);
         if (!engine_.reserve_full_sequence) {
-          c = std::min(c, (q.blocks + r.free_blocks) * engine_.block_size - q.cached);
+          c = std::min(c, (q.blocks + r.blocks->free) * engine_.block_size - q.cached);
           if (c <= 0 || !grow(r, q, q.cached + c)) continue;
         }
         r.chunks.emplace_back(id, c);
@@ -327,9 +349,9 @@ class Simulation {
     ++result_.iterations;
     batch_tokens_ += static_cast<std::int64_t>(r.decodes.size()) + prefill_tokens;
     if (options_.record_iterations) {
-      result_.iteration_log.push_back({index, now_, now_ + t, static_cast<int>(r.decodes.size()), prefill_tokens,
+      result_.iteration_log.push_back({r.replica, now_, now_ + t, static_cast<int>(r.decodes.size()), prefill_tokens,
                                        static_cast<int>(r.chunks.size()),
-                                       static_cast<int>(r.total_blocks - r.free_blocks)});
+                                       static_cast<int>(r.blocks->total - r.blocks->free), r.batch});
     }
     push(now_ + t, index);
   }
@@ -462,7 +484,8 @@ class Simulation {
   Workload workload_;
   Pools pools_;
   std::int64_t total_blocks_ = 0;  // all replicas
-  std::vector<Replica> replicas_;
+  std::vector<BlockPool> block_pools_;  // one per replica
+  std::vector<Replica> replicas_;       // engines: pp per replica
   std::array<std::vector<int>, 3> by_role_;  // replica indices by Role
   std::vector<Request> requests_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;

@@ -155,6 +155,20 @@ TEST(Serve, ReplicasMultiplyThroughputUnderOfflineLoad) {
   EXPECT_GT(four.output_tokens_per_s, 3.0 * one.output_tokens_per_s);
 }
 
+// A replica of two pipeline stages keeps two batches in flight: under an offline load it
+// serves about twice what one stage's GPU does alone (the same iteration time, twice the
+// batches, and twice the memory for its cache).
+TEST(Serve, APipelinedReplicaKeepsABatchInEveryStage) {
+  ServeOptions o = options(ArrivalKind::offline, 2000, 512, 128);
+  o.keep_requests = false;
+  const ServeResult one = serve(llama8b(), o);
+  const ServeResult two = serve(llama8b(1, {"parallelism.pp=2"}), o);
+  EXPECT_EQ(two.num_gpus, 2);
+  EXPECT_EQ(two.replicas, 1);
+  EXPECT_GT(two.output_tokens_per_s, 1.7 * one.output_tokens_per_s);
+  EXPECT_LT(two.output_tokens_per_s, 2.3 * one.output_tokens_per_s);
+}
+
 // Prefill-first (vLLM V0 without chunking) runs a waiting prompt before any decode: its
 // first tokens come sooner and the running requests' tokens later than decode-first with
 // chunked prefill, on the same load.
