@@ -68,13 +68,15 @@ namespace rapidllm {
 [[nodiscard]] std::string render_settings(const std::vector<SettingInfo>& settings, OutputFormat format);
 
 // Writes `text` to `path` whole (temp file + rename, so a failed run never leaves half a
-// result behind), or to stdout when path is empty or "-". Throws Error on I/O failure.
+// result behind), or to stdout when path is empty or "-". A symbolic link is followed; a
+// device or a FIFO is written through, never replaced. Throws ConfigError for a folder or
+// a missing folder, Error on I/O failure.
 void write_output(const std::string& text, const std::string& path);
 
 // The same for output written piece by piece (a streamed sweep): to stdout as it comes, or
-// to `path` through a temp file renamed by commit(); destroyed uncommitted (an error on
-// the way), it removes the temp file, so no half-written result is left. Throws Error on
-// I/O failure.
+// to `path` through a temp file renamed by commit() (a device or FIFO: directly);
+// destroyed uncommitted (an error on the way), it removes the temp file, so no
+// half-written result is left. Throws as write_output does.
 class StreamedOutput {
  public:
   explicit StreamedOutput(const std::string& path);
@@ -86,7 +88,8 @@ class StreamedOutput {
 
  private:
   std::string path_;
-  std::string temp_;
+  std::string target_;  // the file written (links followed)
+  std::string temp_;    // FILE.partial for a regular file; empty when written through
   std::unique_ptr<std::ofstream> file_;
 };
 

@@ -19,13 +19,17 @@ void write_output(const std::string& text, const std::string& path) { io::write_
 
 StreamedOutput::StreamedOutput(const std::string& path) : path_(path) {
   if (path.empty() || path == "-") return;
-  temp_ = path + ".partial";
-  file_ = std::make_unique<std::ofstream>(temp_, std::ios::binary | std::ios::trunc);
-  if (!*file_) throw Error(fmt::format("cannot write '{}': check that its folder exists and is writable", path));
+  const io::OutputTarget target = io::output_target(path);
+  // A regular file is streamed into FILE.partial and renamed over it at the end; a device
+  // or a FIFO is written through (temp_ stays empty).
+  if (target.whole) temp_ = target.path.string() + ".partial";
+  target_ = target.path.string();
+  file_ = std::make_unique<std::ofstream>(temp_.empty() ? target_ : temp_, std::ios::binary | std::ios::trunc);
+  if (!*file_) throw Error(fmt::format("cannot write '{}': check that its folder is writable", path));
 }
 
 StreamedOutput::~StreamedOutput() {
-  if (file_) {
+  if (file_ && !temp_.empty()) {
     file_.reset();
     std::error_code ec;
     std::filesystem::remove(temp_, ec);
@@ -50,9 +54,9 @@ void StreamedOutput::commit() {
   const bool ok = static_cast<bool>(*file_);
   file_.reset();
   std::error_code ec;
-  if (ok) std::filesystem::rename(temp_, path_, ec);
+  if (ok && !temp_.empty()) std::filesystem::rename(temp_, target_, ec);
   if (!ok || ec) {
-    std::filesystem::remove(temp_, ec);
+    if (!temp_.empty()) std::filesystem::remove(temp_, ec);
     throw Error(fmt::format("cannot write '{}'", path_));
   }
 }

@@ -24,6 +24,34 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) {
 
 namespace rapidllm::io {
 
+namespace {
+
+ConfigError output_error(const std::string& path, const std::string& problem, const std::string& hint) {
+  return ConfigError(SourceLocation{"command line", 0, 0, {}}, "-o", fmt::format("'{}' {}", path, problem), hint);
+}
+
+}  // namespace
+
+OutputTarget output_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path target(path);
+  if (fs::is_symlink(fs::symlink_status(target, ec))) {
+    // Write what the link points to (the link stays a link).
+    const fs::path resolved = fs::weakly_canonical(target, ec);
+    if (!ec) target = resolved;
+  }
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::is_directory(st)) throw output_error(path, "is a folder", "give a file name inside it, e.g. -o results.json");
+  if (fs::exists(st) && !fs::is_regular_file(st)) return {target, false};  // a device or a FIFO: written through
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, ec)) {
+    throw output_error(path, fmt::format("is in a folder that does not exist ('{}')", folder.string()),
+                       "create the folder first, or write elsewhere");
+  }
+  return {target, true};
+}
+
 void write_output(const std::string& text, const std::string& path) {
   if (path.empty() || path == "-") {
     std::cout << text;
@@ -31,11 +59,18 @@ void write_output(const std::string& text, const std::string& path) {
     return;
   }
   namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() / (target.filename().string() + ".partial");
+  const OutputTarget target = output_target(path);
+  if (!target.whole) {
+    std::ofstream out(target.path, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) throw Error(fmt::format("writing '{}' failed", path));
+    return;
+  }
+  const fs::path temp = target.path.parent_path() / (target.path.filename().string() + ".partial");
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("cannot write '{}': check that its folder exists and is writable", path));
+    if (!out) throw Error(fmt::format("cannot write '{}': check that its folder is writable", path));
     out << text;
     out.close();
     if (!out) {
@@ -45,7 +80,7 @@ void write_output(const std::string& text, const std::string& path) {
     }
   }
   std::error_code ec;
-  fs::rename(temp, target, ec);
+  fs::rename(temp, target.path, ec);
   if (ec) {
     fs::remove(temp, ec);
     throw Error(fmt::format("cannot replace '{}': {}", path, ec.message()));
