@@ -26,9 +26,12 @@ void add_gemm_command(CLI::App& app) {
   auto o = std::make_shared<GemmOptions>();
   CLI::App* cmd = app.add_subcommand("gemm", "predict one GEMM C[MxN] = A[MxK] * B[KxN], optionally tensor-parallel");
   cmd->add_option("--hardware", o->hardware, "hardware YAML (RAPID-LLM schema)")->required();
-  cmd->add_option("-m,--m", o->m, "rows of A and C")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("-n,--n", o->n, "columns of B and C")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("-k,--k", o->k, "reduction dimension")->required()->check(CLI::PositiveNumber);
+  // Each dimension below 2^31, as in model files: the tile model's products of tile counts
+  // stay inside int64.
+  const CLI::Range dimension(std::int64_t{1}, std::int64_t{2147483647});
+  cmd->add_option("-m,--m", o->m, "rows of A and C (1 to 2^31 - 1)")->required()->check(dimension);
+  cmd->add_option("-n,--n", o->n, "columns of B and C (1 to 2^31 - 1)")->required()->check(dimension);
+  cmd->add_option("-k,--k", o->k, "reduction dimension (1 to 2^31 - 1)")->required()->check(dimension);
   cmd->add_option("--dtype", o->dtype, "fp8, fp16, bf16 or fp32 (default: sw_param.precision.tensor_format)")
       ->check(CLI::IsMember({"fp8", "fp16", "bf16", "fp32"}));
   cmd->add_option("--tp", o->tp, "tensor-parallel ranks (default: parallelism.tp of the hardware file)")

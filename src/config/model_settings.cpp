@@ -6,15 +6,18 @@ namespace rapidllm::config {
 namespace {
 constexpr auto M = ConfigFile::model;
 constexpr double kBig = 9.0e15;  // keeps integer products well inside int64
+// A GEMM dimension: the tile model multiplies tile counts of two of them (and split-K), so
+// each stays below 2^31 to keep those products inside int64.
+constexpr double kGemmDim = 2147483647.0;
 }  // namespace
 
 std::vector<Setting> model_settings() {
   return {
       {"model_param.mode", M, ValueKind::choice, "", std::nullopt, "workload kind", {"GEMM", "LLM"}},
       // ---- GEMM mode ----
-      {"model_param.M", M, ValueKind::integer, "", std::nullopt, "GEMM rows of A and C (mode GEMM)", {}, 1, kBig},
-      {"model_param.K", M, ValueKind::integer, "", std::nullopt, "GEMM reduction dimension (mode GEMM)", {}, 1, kBig},
-      {"model_param.N", M, ValueKind::integer, "", std::nullopt, "GEMM columns of B and C (mode GEMM)", {}, 1, kBig},
+      {"model_param.M", M, ValueKind::integer, "", std::nullopt, "GEMM rows of A and C (mode GEMM)", {}, 1, kGemmDim},
+      {"model_param.K", M, ValueKind::integer, "", std::nullopt, "GEMM reduction dimension (mode GEMM)", {}, 1, kGemmDim},
+      {"model_param.N", M, ValueKind::integer, "", std::nullopt, "GEMM columns of B and C (mode GEMM)", {}, 1, kGemmDim},
       {"model_param.backward", M, ValueKind::boolean, "", "false", "also time the two backward GEMMs (mode GEMM)"},
       {"model_param.gemm_shard_axis", M, ValueKind::choice, "", "row",
        "TP shard axis: row (split K, all-reduce C) or column (split N, gather C)", {"row", "column"}},

@@ -1,6 +1,7 @@
 #include "exec/model_partition.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -62,6 +63,12 @@ ModelPartition::ModelPartition(const HardwareSpec& hw, const LlmModelSpec& spec,
       dims_(model::llm_dims(spec, source)),
       degrees_(degrees_of(hw.parallelism, spec.run_type)),
       sequence_parallel_(hw.parallelism.tp_sp && hw.parallelism.tp > 1) {
+  if (degrees_.total() > std::numeric_limits<int>::max()) {
+    throw ConfigError(SourceLocation{hw.source, 0, 0, {}}, "parallelism",
+                      fmt::format("the parallel degrees multiply to {} GPUs, more than the {} rapidllm counts",
+                                  degrees_.total(), std::numeric_limits<int>::max()),
+                      "check tp, cp, pp, dp (or replica_count) and ep for a typo");
+  }
   (void)model::tp_share(dims_, degrees_.tp);
   check_expert_parallelism(dims_, hw, spec.run_type);
   // Training splits every sequence evenly over the CP ranks; an inference prompt that cp

@@ -429,4 +429,22 @@ TEST(Cli, PredictWithAHfConfigSaysToImportItFirst) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// Sizes past what the models count in 64-bit integers are usage errors, not overflowed
+// numbers printed with exit 0 (issue 16): a GEMM dimension of 2^31 or more, degrees that
+// multiply to more GPUs than an int holds.
+TEST(Cli, SizesPastTheModelsIntegersAreUsageErrors) {
+  for (const char* m : {"9223372036854775808", "9223372036854775807", "2147483648", "0"}) {
+    const CliRun r = rapidllm(std::string("gemm --hardware configs/hardware/H100_SXM5_80GB.yaml -n 8 -k 8 -m ") + m);
+    EXPECT_EQ(r.exit_code, 2) << m;
+    EXPECT_THAT(r.err, HasSubstr("2147483647")) << m;
+    EXPECT_TRUE(r.out.empty()) << m;
+  }
+  const CliRun gpus = rapidllm(
+      "predict --hardware configs/hardware/H100_SXM5_80GB.yaml --model configs/models/llama3.1-8b.yaml "
+      "--set parallelism.train.dp=10000000 --set parallelism.tp=8 --set parallelism.pp=32 "
+      "--set model_param.global_batch_size=80000000");
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_THAT(gpus.err, HasSubstr("2560000000 GPUs"));
+}
+
 }  // namespace
