@@ -13,7 +13,8 @@ const std::vector<std::string_view> kAlgorithms = {
 const std::vector<std::string_view> kAsTensorFormat = {"as_tensor_format"};
 
 Setting precision(std::string_view path, std::string_view doc) {
-  return {path, H, ValueKind::precision, "B", "as_tensor_format", doc, {}, 0.0, 8.0, false, kAsTensorFormat};
+  // At least half a byte (FP4): a zero-byte format would make its memory and traffic vanish.
+  return {path, H, ValueKind::precision, "B", "as_tensor_format", doc, {}, 0.5, 8.0, false, kAsTensorFormat};
 }
 
 Setting memory_field(std::string_view path, ValueKind kind, std::string_view unit,

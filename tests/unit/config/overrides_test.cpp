@@ -72,4 +72,15 @@ TEST(Overrides, ForeignKeyWithOnlyOneFile) {
 }
 
 }  // namespace
+// A zero-byte format is refused (it made memory and traffic vanish with exit 0, issue 16);
+// master_parameters alone takes 0, meaning no master copy.
+TEST(Overrides, ZeroBytePrecisionsAreRefused) {
+  for (const char* key : {"kv_cache", "parameters", "gradients", "grad_microbatch", "grad_communication",
+                          "optimizer_states", "stats", "matmul"}) {
+    const ConfigError e = override_error({std::string("sw_param.precision.") + key + "=0"});
+    EXPECT_EQ(e.key_path(), std::string("sw_param.precision.") + key);
+    EXPECT_THAT(e.problem(), HasSubstr("between 0.5 and 8"));
+  }
+}
+
 }  // namespace rapidllm
