@@ -1,40 +1,11 @@
 #include "exec/cost_cache.hpp"
 
-#include <cstring>
+#include "exec/word_hash.hpp"
 
 namespace rapidllm::exec {
 
-namespace {
-
-// FNV-1a over 64-bit words rather than bytes: a fingerprint is taken on every
-// prediction, and the fields are words.
-class Fnv1a {
- public:
-  void add(double v) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, &v, sizeof v);
-    add_word(w);
-  }
-  void add(int v) { add_word(static_cast<std::uint64_t>(static_cast<std::uint32_t>(v))); }
-  void add(const std::string& s) {
-    for (char c : s) add_word(static_cast<unsigned char>(c));
-    add_word(s.size());
-  }
-  [[nodiscard]] std::uint64_t value() const { return h_; }
-
- private:
-  void add_word(std::uint64_t w) {
-    h_ ^= w;
-    h_ *= 1099511628211ULL;
-    h_ ^= h_ >> 29;
-  }
-  std::uint64_t h_ = 14695981039346656037ULL;
-};
-
-}  // namespace
-
 std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matmul_dtype) {
-  Fnv1a f;
+  WordHash f;
   f.add(static_cast<int>(dtype));
   f.add(static_cast<int>(matmul_dtype));
   const CoreSpec& c = hw.core;

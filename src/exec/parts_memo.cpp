@@ -1,28 +1,14 @@
 #include "exec/parts_memo.hpp"
 
-#include <bit>
+#include "exec/word_hash.hpp"
 
 namespace rapidllm::exec {
 
 namespace {
 
 // Picks the bucket from the inputs a plan search varies; equality decides the match.
-class Hash {
- public:
-  void add(std::uint64_t w) {
-    h_ ^= w;
-    h_ *= 1099511628211ULL;
-    h_ ^= h_ >> 29;
-  }
-  void add(double v) { add(std::bit_cast<std::uint64_t>(v)); }
-  [[nodiscard]] std::uint64_t value() const { return h_; }
-
- private:
-  std::uint64_t h_ = 14695981039346656037ULL;
-};
-
 std::uint64_t bucket(const PartsInputs& in) {
-  Hash h;
+  WordHash h;
   h.add(reinterpret_cast<std::uintptr_t>(&in.coster));
   const model::LocalShape& s = in.shape;
   for (std::int64_t v : {s.micro_batch, s.seq, s.kv_len, s.window}) h.add(static_cast<std::uint64_t>(v));

@@ -87,19 +87,22 @@ double IterationCost::head_s(std::int64_t sequences) {
   return head_.at(sequences);
 }
 
-double IterationCost::decode_attention_s(std::int64_t sequences, std::int64_t context) {
-  // Sliding-window layers attend to min(context, window) cached tokens (their rolling
-  // buffer), global ones to all of them.
+double IterationCost::over_layers(std::int64_t keys, const std::function<double(std::int64_t)>& one_layer_s) const {
+  // Sliding-window layers attend to at most their window of keys (their rolling buffer),
+  // global ones to all of them.
   const auto& d = ctx_.dims();
   const int windowed = d.windowed_layers(0, d.layers);
-  const auto at = [&](std::int64_t kv) {
+  if (windowed == 0) return d.layers * one_layer_s(keys);
+  return (d.layers - windowed) * one_layer_s(keys) + windowed * one_layer_s(std::min(keys, d.sliding_window));
+}
+
+double IterationCost::decode_attention_s(std::int64_t sequences, std::int64_t context) {
+  return over_layers(context, [&](std::int64_t kv) {
     model::Op op = decode_attention_;
     op.attention.batch = sequences;
     op.attention.kv_len = kv;
     return ctx_.coster().time(op).forward_s;
-  };
-  if (windowed == 0) return d.layers * at(context);
-  return (d.layers - windowed) * at(context) + windowed * at(std::min(context, d.sliding_window));
+  });
 }
 
 double IterationCost::chunk_attention_s(const PrefillChunk& chunk) {
@@ -107,19 +110,14 @@ double IterationCost::chunk_attention_s(const PrefillChunk& chunk) {
   // A chunk after a cached prefix: each of its queries sees the prefix and the chunk's
   // tokens up to itself, prefix + (c + 1) / 2 keys on average; costed as that many keys
   // for every query (no causal block skipping left to do past the prefix).
-  const auto& d = ctx_.dims();
-  const int windowed = d.windowed_layers(0, d.layers);
-  const std::int64_t keys = chunk.prefix + (chunk.tokens + 1) / 2;
-  const auto at = [&](std::int64_t kv) {
+  return over_layers(chunk.prefix + (chunk.tokens + 1) / 2, [&](std::int64_t kv) {
     model::Op op = prefill_attention_;
     op.attention.q_len = chunk.tokens;
     op.attention.kv_len = kv;
     op.attention.causal = false;
     op.attention.window = 0;
     return ctx_.coster().time(op).forward_s;
-  };
-  if (windowed == 0) return d.layers * at(keys);
-  return (d.layers - windowed) * at(keys) + windowed * at(std::min(keys, d.sliding_window));
+  });
 }
 
 double IterationCost::stage_sends_s(std::int64_t tokens) {

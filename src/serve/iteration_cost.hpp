@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <unordered_map>
 
@@ -49,6 +50,8 @@ class IterationCost {
   [[nodiscard]] double head_s(std::int64_t sequences);
   [[nodiscard]] double decode_attention_s(std::int64_t sequences, std::int64_t context);
   [[nodiscard]] double chunk_attention_s(const PrefillChunk& chunk);
+  // One layer's attention at `keys` keys, summed over the layers (windowed ones capped).
+  [[nodiscard]] double over_layers(std::int64_t keys, const std::function<double(std::int64_t)>& one_layer_s) const;
   [[nodiscard]] double stage_sends_s(std::int64_t tokens);
 
   HardwareSpec hardware_;
