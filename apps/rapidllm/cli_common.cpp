@@ -1,5 +1,10 @@
 #include "cli_common.hpp"
 
+#include <variant>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::cli {
@@ -8,7 +13,8 @@ void add_output_options(CLI::App& command, OutputOptions& options) {
   command.add_option("--format", options.format, "output format")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
-  command.add_option("-o,--output", options.path, "write the result to FILE instead of stdout");
+  command.add_option("-o,--output", options.path, "write the result to FILE instead of stdout")
+      ->check([](const std::string& path) { return path.empty() ? "an empty path; leave -o out to print to stdout" : ""; });
 }
 
 void add_set_option(CLI::App& command, std::vector<std::string>& sets) {
@@ -17,12 +23,27 @@ void add_set_option(CLI::App& command, std::vector<std::string>& sets) {
 
 OutputFormat format_of(const OutputOptions& options) { return *parse_output_format(options.format); }
 
-void write_prediction(const Scenario& scenario, const OutputOptions& output, const StepExports& exports) {
+void write_prediction(const Scenario& scenario, const OutputOptions& output, const StepExports& exports,
+                      bool fail_if_oom) {
   PredictOptions options;
   options.exports = exports;
   const Result result = predict(scenario, options);
   if (!result.ok()) throw InfeasibleError(result.message);
   write_output(render_prediction(result, scenario, format_of(output)), output.path);
+  const MemoryBreakdown* memory = std::visit(
+      [](const auto& p) -> const MemoryBreakdown* {
+        if constexpr (requires { p.memory.fits(); }) return &p.memory;
+        return nullptr;
+      },
+      result.prediction);
+  if (memory == nullptr || memory->fits()) return;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  const std::string verdict =
+      fmt::format("does not fit in memory: {:.2f} GiB per GPU on pipeline stage {} needs more than the {:.2f} GiB the "
+                  "device has",
+                  memory->total_bytes / kGiB, memory->stage, memory->capacity_bytes / kGiB);
+  if (fail_if_oom) throw InfeasibleError(verdict + " (--fail-if-oom)");
+  spdlog::warn("{}; the prediction assumes it would (--fail-if-oom makes this exit 1)", verdict);
 }
 
 }  // namespace rapidllm::cli

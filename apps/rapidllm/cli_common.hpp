@@ -32,8 +32,10 @@ template <class Enum>
 }
 
 // Predicts the scenario and writes its report; an infeasible one throws InfeasibleError
-// with the reason (main: exit 1).
-void write_prediction(const Scenario& scenario, const OutputOptions& output, const StepExports& exports = {});
+// with the reason (main: exit 1). One that does not fit in memory is written, then warned
+// about on stderr, or (fail_if_oom) an InfeasibleError too.
+void write_prediction(const Scenario& scenario, const OutputOptions& output, const StepExports& exports = {},
+                      bool fail_if_oom = false);
 
 // Subcommand registration; each lives in its own cmd_*.cpp.
 void add_predict_command(CLI::App& app);

@@ -14,6 +14,7 @@ struct PredictCommandOptions {
   std::vector<std::string> sets;
   OutputOptions output;
   StepExports exports;
+  bool fail_if_oom = false;
 };
 }  // namespace
 
@@ -30,9 +31,11 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--trace-ranks", options->exports.trace_ranks, "ranks the trace and the Chakra files cover, e.g. 0-7,64 (default: all)");
   cmd->add_option("--chakra", options->exports.chakra_dir,
                   "write one Chakra execution trace per rank of the training step to DIR (rapidllm.<rank>.et)");
+  cmd->add_flag("--fail-if-oom", options->fail_if_oom,
+               "exit 1 (after writing the report) when the workload does not fit in GPU memory; without it, a warning");
   cmd->callback([options] {
     write_prediction(load_scenario(options->hardware, options->model, options->sets), options->output,
-                     options->exports);
+                     options->exports, options->fail_if_oom);
   });
 }
 

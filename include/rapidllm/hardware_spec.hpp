@@ -240,7 +240,9 @@ enum class ExecutionMode { analytical, hybrid, full_astrasim_hierarchical, full_
 struct ExecutionBackendSpec {
   ExecutionMode mode = ExecutionMode::analytical;
   std::map<CollectiveOp, CollectiveAlgorithm> collectives;  // defaults, per op
-  double endpoint_delay = 0.0;
+  // Each message's processing at its receiving endpoint, per algorithm step (ASTRA-sim's
+  // endpoint_delay: cycles of its 1 ns clock); the flow and ns-3 simulations add it.
+  double endpoint_delay_s = 0.0;
   int active_chunks_per_dimension = 1;
   int preferred_dataset_splits = 1;
   std::string collective_arbitration;

@@ -61,6 +61,16 @@ void note_batching(const HardwareSpec& hw, const LlmModelSpec& model) {
     }
     return;
   }
+  const ParallelismSpec& par = hw.parallelism;
+  const int chunks = par.pp * (par.pp_schedule == PipelineSchedule::interleaved_1f1b ? par.vpp : 1);
+  if (chunks > 1 && model.num_layers >= chunks && model.num_layers % chunks != 0) {
+    const int longer = model.num_layers % chunks;
+    spdlog::warn("{} layers do not split evenly over pp x vpp = {} pipeline chunks: the first {} chunk(s) hold {} "
+                 "layers, the other {} hold {}, and the fuller stages set the pace; pick pp (and vpp) dividing the layer "
+                 "count for equal stages",
+                 model.num_layers, chunks, longer, model.num_layers / chunks + 1, chunks - longer,
+                 model.num_layers / chunks);
+  }
   parallel::Batching b;
   try {
     b = parallel::training_batching(model, hw.parallelism);
@@ -75,7 +85,29 @@ void note_batching(const HardwareSpec& hw, const LlmModelSpec& model) {
                b.padded_sequences);
 }
 
+void note_network_settings(const HardwareSpec& hw, bool simulated) {
+  const ExecutionBackendSpec& e = hw.execution;
+  if (simulated) {
+    if (!e.collective_arbitration.empty()) {
+      spdlog::warn("execution_backend.astra.sys_options.collective_arbitration = '{}' is not modelled: concurrent "
+                   "collectives share every link max-min fairly; remove the key",
+                   e.collective_arbitration);
+    }
+    return;
+  }
+  std::vector<std::string_view> unused;
+  if (e.endpoint_delay_s != 0.0) unused.emplace_back("endpoint_delay");
+  if (e.active_chunks_per_dimension != 1) unused.emplace_back("active_chunks_per_dimension");
+  if (e.preferred_dataset_splits != 1) unused.emplace_back("preferred_dataset_splits");
+  if (!e.collective_arbitration.empty()) unused.emplace_back("collective_arbitration");
+  if (unused.empty()) return;
+  spdlog::warn("execution_backend.astra.sys_options {} shape only a simulated network (execution_backend.model: astra, "
+               "or collective --backend flow/ns3); the analytical network used here ignores them",
+               fmt::join(unused, ", "));
+}
+
 void note_execution_mode(const HardwareSpec& hw, RunType run) {
+  note_network_settings(hw, hw.execution.mode != ExecutionMode::analytical);
   const ExecutionMode mode = hw.execution.mode;
   const std::size_t faults = hw.network.faulty_links.size();
   if (mode == ExecutionMode::analytical && faults > 0) {

@@ -491,8 +491,9 @@ GemmEstimate GemmTileModel::estimate(const GemmShape& shape) const {
   if (candidates.empty()) {
     throw InfeasibleError(fmt::format(
         "no CTA tiling fits this device's registers ({:.0f} B/SM) and shared memory "
-        "({:.0f} B/SM) for {} GEMMs",
-        register_bytes_per_sm_, smem_bytes_per_sm_, dtype_name(dtype_)));
+        "({:.0f} B/SM) for {} GEMMs: raise tech_param.{}.size or tech_param.{}.size (whole-chip values unless "
+        "per_sm: true)",
+        register_bytes_per_sm_, smem_bytes_per_sm_, dtype_name(dtype_), register_name_, smem_name_));
   }
   std::size_t best = 0;
   TilingCost best_cost = cost(shape, candidates[0]);

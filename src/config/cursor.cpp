@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "config/suggest.hpp"
 #include "rapidllm/units.hpp"
@@ -82,7 +83,12 @@ void Cursor::fail(const std::string& problem, const std::string& hint) const {
   throw ConfigError(where(), path_, problem, hint);
 }
 
-SourceLocation Cursor::where() const { return doc_->locate(path_, present() ? node_.Mark() : anchor_); }
+void Cursor::warn(const std::string& problem, const std::string& hint) const {
+  spdlog::warn("{}: {}: {}{}", where().describe(), path_, problem, hint.empty() ? "" : "\n  hint: " + hint);
+}
+
+// A null value is located at itself, not at the parent's line.
+SourceLocation Cursor::where() const { return doc_->locate(path_, node_.IsDefined() ? node_.Mark() : anchor_); }
 
 const Setting& Cursor::setting() const {
   const Setting* s = find_setting(pattern_);
@@ -94,6 +100,11 @@ YAML::Node Cursor::value() const {
   if (present()) return node_;
   const Setting& s = setting();
   if (node_.IsDefined() && node_.IsNull() && s.nullable) return node_;
+  if (node_.IsDefined() && s.default_value) {
+    // `key: null` (or `key:` with nothing) is not "use the default": say so rather than guess.
+    fail("a value is required here (got null)",
+         fmt::format("give a value, or delete the key to use its default ({})", *s.default_value));
+  }
   if (!s.default_value) {
     fail(node_.IsDefined() ? "a value is required here (got null)" : "missing required key",
          fmt::format("add '{}: <{}>' ({}){}", path_.substr(path_.rfind('.') + 1), kind_name(s.kind), s.doc,
@@ -245,8 +256,9 @@ double Cursor::frequency_hz() const {
   return checked_number(*hz, text, false);
 }
 
-Precision Cursor::precision(const Precision& as_tensor_format) const {
+Precision Cursor::precision(const Precision& as_tensor_format, const Precision* as_gradients) const {
   std::string text = scalar(value(), "a precision");
+  if (as_gradients != nullptr && text == "as_gradients") return *as_gradients;
   if (is_special(text)) return as_tensor_format;
   if (auto dtype = parse_dtype(text)) return Precision{dtype_bytes(*dtype), *dtype};
   auto bytes = parse_number(text);

@@ -45,12 +45,16 @@ class Cursor {
   [[nodiscard]] std::vector<double> bandwidth_list() const;
   [[nodiscard]] double duration_s() const;
   [[nodiscard]] double frequency_hz() const;
-  [[nodiscard]] Precision precision(const Precision& as_tensor_format) const;
+  // `as_gradients`: what the special "as_gradients" stands for, where the setting has it.
+  [[nodiscard]] Precision precision(const Precision& as_tensor_format, const Precision* as_gradients = nullptr) const;
   [[nodiscard]] std::vector<int> dimension_size() const;  // empty = auto
   [[nodiscard]] std::vector<FaultyLink> links() const;
 
   // A ConfigError at this key (its value, or where it should be when missing).
   [[noreturn]] void fail(const std::string& problem, const std::string& hint) const;
+  // A warning at this key, worded as fail() words an error: for a value that is accepted
+  // but that the model cannot honour in this context.
+  void warn(const std::string& problem, const std::string& hint) const;
   // Where this key's value came from (file:line, or the --set text).
   [[nodiscard]] SourceLocation where() const;
 

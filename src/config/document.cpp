@@ -33,9 +33,14 @@ void reject_hf_config(const std::string& text, const SourceLocation& where) {
 Document Document::load(const std::string& path, ConfigFile kind) {
   const SourceLocation where{path, 0, 0, {}};
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw ConfigError(where, "", fmt::format("cannot read the {} config: no such file", file_kind_name(kind)),
-                      fmt::format("check the path given to --{}", file_kind_name(kind)));
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::is_regular_file(status)) {
+    // A folder, a device or a FIFO would read as nothing (or block): say which it is.
+    const char* what = !std::filesystem::exists(status)           ? "no such file"
+                       : std::filesystem::is_directory(status)     ? "this is a folder, not a file"
+                                                                   : "this is not a regular file (a device, FIFO or socket)";
+    throw ConfigError(where, "", fmt::format("cannot read the {} config: {}", file_kind_name(kind), what),
+                      fmt::format("give --{} the path of a YAML file", file_kind_name(kind)));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(where, "", "cannot open the file for reading", "check its permissions");

@@ -1,6 +1,7 @@
 #include "config/hardware_loader.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -35,12 +36,16 @@ SoftwareSpec read_software(const Cursor& sw) {
   ps.kv_cache = p.child("kv_cache").precision(base);
   ps.parameters = p.child("parameters").precision(base);
   ps.gradients = p.child("gradients").precision(base);
-  ps.grad_microbatch = p.child("grad_microbatch").precision(base);
+  ps.grad_microbatch = p.child("grad_microbatch").precision(base, &ps.gradients);
   ps.grad_communication = p.child("grad_communication").precision(base);
   ps.optimizer_states = p.child("optimizer_states").precision(base);
   ps.stats = p.child("stats").precision(base);
   ps.master_parameters_bytes = p.child("master_parameters").precision(base).bytes;
   out.h2d_bandwidth_bytes_per_s = sw.child("h2d_bandwidth").bandwidth();
+  if (out.h2d_bandwidth_bytes_per_s) {
+    sw.child("h2d_bandwidth").warn("host-to-device copies are not part of rapidllm's step: this bandwidth is not used",
+                                   "remove the key or set it to -1 (disabled)");
+  }
   out.const_mem_offset_bytes = sw.child("const_mem_offset").size_bytes();
   out.attention_softmax_overlap = sw.child("attention_softmax_overlap").real();
   out.dp_bucket_params = sw.child("dp_bucket_params").real();
@@ -79,7 +84,7 @@ CoreSpec read_core(const Cursor& core) {
   return out;
 }
 
-MemoryLevel read_memory(const Cursor& tech, const Cursor& level) {
+MemoryLevel read_memory(const Cursor& tech, const Cursor& level, int num_sms) {
   MemoryLevel out;
   out.name = level.child("type").string();
   std::string scope = level.child("scope").choice();
@@ -94,15 +99,17 @@ MemoryLevel read_memory(const Cursor& tech, const Cursor& level) {
     level.child("type").fail(fmt::format("'{}' is not a memory described under tech_param", out.name),
                              suggestion_hint(out.name, candidates, "memories"));
   }
-  out.size_bytes = mem.child("size").size_bytes();
-  out.bandwidth_bytes_per_s = *mem.child("bandwidth").bandwidth();
+  // Whole-chip figures internally: a per-SM memory counts every SM's.
+  const double sms = mem.child("per_sm").boolean() ? static_cast<double>(num_sms) : 1.0;
+  out.size_bytes = mem.child("size").size_bytes() * sms;
+  out.bandwidth_bytes_per_s = *mem.child("bandwidth").bandwidth() * sms;
   out.dynamic_energy_per_bit_j = mem.child("dynamic_energy_per_bit").real();
   out.latency_s = mem.child("latency").duration_s();
   out.util = mem.child("util").real();
   return out;
 }
 
-std::vector<MemoryLevel> read_memory_hierarchy(const Cursor& root) {
+std::vector<MemoryLevel> read_memory_hierarchy(const Cursor& root, int num_sms) {
   Cursor tech = root.child("tech_param");
   Cursor hierarchy = root.child("memory_hierarchy");
   std::vector<std::string> level_keys = hierarchy.keys();
@@ -115,9 +122,32 @@ std::vector<MemoryLevel> read_memory_hierarchy(const Cursor& root) {
       hierarchy.fail(fmt::format("levels must be named l0, l1, ... without gaps; '{}' is missing", expected),
                      fmt::format("found: {}", fmt::join(level_keys, ", ")));
     }
-    levels.push_back(read_memory(tech, hierarchy.child(expected)));
+    levels.push_back(read_memory(tech, hierarchy.child(expected), num_sms));
     if (!used.insert(levels.back().name).second) {
       hierarchy.child(expected).child("type").fail(fmt::format("memory '{}' is used by two levels", levels.back().name), "");
+    }
+  }
+  // The kernel models read the levels by position: registers private to a tensor core's
+  // warps, shared memory private to an SM, then the chip-wide L2 and DRAM.
+  struct Role {
+    MemoryScope scope;
+    const char* scope_name;
+    const char* what;
+  };
+  static constexpr Role kRoles[] = {{MemoryScope::mcu, "mcu", "registers"},
+                                    {MemoryScope::mcu_bundle, "mcu-bundle", "shared memory"},
+                                    {MemoryScope::global, "global", "L2"},
+                                    {MemoryScope::global, "global", "DRAM"}};
+  if (levels.size() != std::size(kRoles)) {
+    hierarchy.fail(fmt::format("{} memory levels; the kernel models need exactly 4", levels.size()),
+                   "l0 registers (scope mcu), l1 shared memory (mcu-bundle), l2 L2 (global), l3 DRAM (global)");
+  }
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (levels[i].scope != kRoles[i].scope) {
+      hierarchy.child(fmt::format("l{}", i))
+          .child("scope")
+          .fail(fmt::format("level l{} is read as the {}, whose scope is {}", i, kRoles[i].what, kRoles[i].scope_name),
+                fmt::format("set scope: {}", kRoles[i].scope_name));
     }
   }
   for (const auto& name : tech.keys()) {
@@ -132,6 +162,10 @@ std::vector<MemoryLevel> read_memory_hierarchy(const Cursor& root) {
 ParallelismSpec read_parallelism(const Cursor& p) {
   ParallelismSpec out;
   out.auto_search = p.child("auto").boolean();
+  if (out.auto_search) {
+    p.child("auto").fail("a prediction times the parallelism it is given; it does not choose one",
+                         "set auto: false and search plans with `rapidllm sweep` (it ranks every tp/pp/dp/... split)");
+  }
   out.tp = p.child("tp").small_integer();
   out.tp_sp = p.child("tp_sp").boolean();
   out.cp = p.child("cp").small_integer();
@@ -210,6 +244,10 @@ NetworkDimension read_dimension(const Cursor& d) {
   out.util = topo.child("util").real();
   out.gpus_per_nic = topo.child("gpus_per_nic").small_integer();
   out.optimize_2dmap = topo.child("optimize_2dmap").boolean();
+  if (out.optimize_2dmap) {
+    topo.child("optimize_2dmap").warn("not modelled: ranks fill the dimension in row-major order",
+                                      "remove the key or set it to false");
+  }
   out.in_network_reduction = topo.child("in_network_reduction").boolean();
   out.in_network_reduction_util = topo.child("in_network_reduction_util").optional_real();
   if (Cursor l = topo.child("in_network_reduction_latency"); l.present()) out.in_network_reduction_latency_s = l.duration_s();
@@ -299,10 +337,12 @@ ExecutionBackendSpec read_execution(const Cursor& e) {
                : mode == "full_astrasim_hierarchical" ? ExecutionMode::full_astrasim_hierarchical
                                                       : ExecutionMode::full_astrasim_flattened;
   }
-  (void)astra.child("backend").string();
+  (void)astra.child("backend").choice();  // one choice: validated, nothing to record
   out.collectives = read_algorithms(astra.child("collectives"));
   Cursor sys = astra.child("sys_options");
-  out.endpoint_delay = sys.child("endpoint_delay").real();
+  // ASTRA-sim counts time in cycles of a 1 ns clock.
+  constexpr double kAstraCycleS = 1e-9;
+  out.endpoint_delay_s = sys.child("endpoint_delay").real() * kAstraCycleS;
   out.active_chunks_per_dimension = sys.child("active_chunks_per_dimension").small_integer();
   out.preferred_dataset_splits = sys.child("preferred_dataset_splits").small_integer();
   out.collective_arbitration = sys.child("collective_arbitration").string();
@@ -317,7 +357,7 @@ HardwareSpec read_hardware(const Document& doc) {
   hw.source = doc.file;
   hw.sw = read_software(root.child("sw_param"));
   hw.core = read_core(root.child("tech_param").child("core"));
-  hw.memory = read_memory_hierarchy(root);
+  hw.memory = read_memory_hierarchy(root, hw.core.num_sms);
   hw.parallelism = read_parallelism(root.child("parallelism"));
   hw.network = read_network(root.child("network"));
   hw.execution = read_execution(root.child("execution_backend"));

@@ -45,7 +45,11 @@ std::vector<Setting> hardware_settings() {
       precision("sw_param.precision.kv_cache", "KV-cache element format"),
       precision("sw_param.precision.parameters", "model parameter format"),
       precision("sw_param.precision.gradients", "accumulated gradient format"),
-      precision("sw_param.precision.grad_microbatch", "per-micro-batch gradient format"),
+      {"sw_param.precision.grad_microbatch", H, ValueKind::precision, "B", "as_gradients",
+       "format a layer's weight gradients leave backward in before they are added into the gradient buffer; another "
+       "format than `gradients` holds them in a buffer of their own (the largest layer's); as_gradients = written "
+       "straight into it (Megatron's gradient_accumulation_fusion)",
+       {}, 0.5, 8.0, false, {"as_tensor_format", "as_gradients"}},
       precision("sw_param.precision.grad_communication", "gradient collective format"),
       precision("sw_param.precision.optimizer_states", "optimizer state format (per state)"),
       precision("sw_param.precision.stats", "normalisation statistics format"),
@@ -109,14 +113,19 @@ std::vector<Setting> hardware_settings() {
        {}, 1e-3, 64.0},
 
       // ---- memory levels: tech_param.<memory>, named by memory_hierarchy.<level>.type ----
-      memory_field("tech_param.<memory>.size", ValueKind::size, "B", std::nullopt, "capacity (whole chip)"),
+      // At least 1 KiB: a smaller memory is a unit slip (0.5 meant as MiB), not a device.
+      memory_field("tech_param.<memory>.size", ValueKind::size, "B", std::nullopt,
+                   "capacity (whole chip; per SM with per_sm)", 1024.0),
       memory_field("tech_param.<memory>.bandwidth", ValueKind::bandwidth, "B/s", std::nullopt,
-                   "aggregate bandwidth (whole chip)"),
+                   "aggregate bandwidth (whole chip; per SM with per_sm)"),
       memory_field("tech_param.<memory>.dynamic_energy_per_bit", ValueKind::real, "J/bit", "0",
                    "energy per bit moved", 0.0, 1e-6),
       memory_field("tech_param.<memory>.latency", ValueKind::duration, "s", "0", "access latency", 0.0, 1e-2),
       memory_field("tech_param.<memory>.util", ValueKind::real, "", "1.0",
                    "achievable fraction of the bandwidth", 1e-3, 1.0),
+      {"tech_param.<memory>.per_sm", H, ValueKind::boolean, "", "false",
+       "[rapidllm] size and bandwidth are per SM (multiplied by core.num_bundles), so a design sweep over the SM "
+       "count scales shared memory and registers with it; false = whole chip (RAPID-LLM)"},
       {"memory_hierarchy.<level>.type", H, ValueKind::string, "", std::nullopt,
        "which tech_param memory this level is (levels l0, l1, ... innermost first)"},
       {"memory_hierarchy.<level>.scope", H, ValueKind::choice, "", std::nullopt,
@@ -145,8 +154,9 @@ std::vector<Setting> hardware_settings() {
        {}, 1, 1e9, true},
 
       // ---- network ----
-      {"network.dimensions[].id", H, ValueKind::string, "", std::nullopt, "unique dimension name"},
-      {"network.dimensions[].label", H, ValueKind::string, "", "\"\"", "free-text description"},
+      as_metadata({"network.dimensions[].id", H, ValueKind::string, "", std::nullopt,
+                   "unique dimension name (reports name the dimension by it)"}),
+      as_metadata({"network.dimensions[].label", H, ValueKind::string, "", "\"\"", "free-text description"}),
       {"network.dimensions[].size", H, ValueKind::dimension_size, "", "auto",
        "ranks in this dimension: auto (from the parallelisms mapped here), N, or [X, Y]"},
       {"network.dimensions[].topology.type", H, ValueKind::choice, "", std::nullopt, "topology",
@@ -194,14 +204,16 @@ std::vector<Setting> hardware_settings() {
        "[rapidllm] NCCL Simple protocol: fraction of the util-derated bandwidth it reaches", {}, 1e-3, 1.0},
       {"network.dimensions[].topology.protocols.Simple.max_bandwidth", H, ValueKind::bandwidth, "B/s", std::nullopt,
        "[rapidllm] NCCL Simple protocol: ceiling on its per-GPU rate (absent = none)"},
-      {"network.dimensions[].topology.superpod_variant", H, ValueKind::string, "", "\"\"",
-       "SuperPOD reference architecture (e.g. h100)"},
+      as_metadata({"network.dimensions[].topology.superpod_variant", H, ValueKind::string, "", "\"\"",
+                   "SuperPOD reference architecture it follows (e.g. h100), for people: the shape comes from leaf_size, "
+                   "leaf_switches_per_su, spine_switches_per_su and the bandwidths"}),
       {"network.dimensions[].topology.leaf_size", H, ValueKind::integer, "", "0",
        "SuperPOD: GPUs per leaf switch group", {}, 0, 1e6},
       {"network.dimensions[].topology.leaf_switches_per_su", H, ValueKind::integer, "", "0",
-       "SuperPOD: leaf switches per scalable unit", {}, 0, 1e6},
+       "SuperPOD: leaf switches per scalable unit (SU); the dimension has ceil(leaves / this) SUs, each bringing "
+       "spine_switches_per_su spines (0 = one SU)", {}, 0, 1e6},
       {"network.dimensions[].topology.spine_switches_per_su", H, ValueKind::integer, "", "0",
-       "SuperPOD: spine switches per scalable unit", {}, 0, 1e6},
+       "SuperPOD: spine switches per scalable unit (0 = one spine); every leaf links to every spine", {}, 0, 1e6},
       {"network.dimensions[].collective_override.all_reduce", H, ValueKind::choice, "", "auto",
        "all-reduce algorithm on this dimension", kAlgorithms},
       {"network.dimensions[].collective_override.all_gather", H, ValueKind::choice, "", "auto",
@@ -231,7 +243,9 @@ std::vector<Setting> hardware_settings() {
       // ---- execution backend ----
       {"execution_backend.model", H, ValueKind::choice, "", "analytical",
        "analytical, or astra (event-driven network simulation; see astra.mode)", {"analytical", "astra"}},
-      {"execution_backend.astra.backend", H, ValueKind::string, "", "astra", "network backend name"},
+      {"execution_backend.astra.backend", H, ValueKind::choice, "", "astra",
+       "network simulator behind execution_backend.model: astra (rapidllm's flow-level simulator stands in for "
+       "ASTRA-sim's)", {"astra"}},
       {"execution_backend.astra.mode", H, ValueKind::choice, "", "hybrid", "how the network is simulated",
        {"hybrid", "full_astrasim_hierarchical", "full_astrasim_flattened"}},
       {"execution_backend.astra.collectives.all_gather", H, ValueKind::choice, "", "auto",
@@ -247,7 +261,8 @@ std::vector<Setting> hardware_settings() {
       {"execution_backend.astra.collectives.send_recv", H, ValueKind::choice, "", "auto",
        "[rapidllm] default send/recv algorithm", kAlgorithms},
       {"execution_backend.astra.sys_options.endpoint_delay", H, ValueKind::real, "cycles", "0",
-       "per-message endpoint processing delay", {}, 0.0, 1e9},
+       "per-message processing delay at the receiving endpoint, in ASTRA-sim cycles (1 ns); added to every step "
+       "of a simulated (astra) collective", {}, 0.0, 1e9},
       {"execution_backend.astra.sys_options.active_chunks_per_dimension", H, ValueKind::integer, "", "1",
        "chunks in flight per dimension (pipelining of collectives)", {}, 1, 1e6},
       {"execution_backend.astra.sys_options.preferred_dataset_splits", H, ValueKind::integer, "", "1",

@@ -84,6 +84,11 @@ std::string resolve_pattern(const std::string& text, const ParsedOverride& o) {
       continue;
     }
     auto child = child_pattern(pattern, seg.key);
+    if (!child && i > 0 && find_setting(pattern) != nullptr) {
+      fail(text, join_path(o.segments, i + 1),
+           fmt::format("'{}' is a single setting, with no keys below it", join_path(o.segments, i)),
+           fmt::format("set it directly: --set {}=<value>", join_path(o.segments, i)));
+    }
     if (!child) {
       std::vector<std::string_view> names;
       for (auto n : child_names(pattern)) {

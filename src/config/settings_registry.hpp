@@ -42,7 +42,16 @@ struct Setting {
   double max = std::numeric_limits<double>::infinity();
   bool nullable = false;  // `null` is accepted and means "use the default / derive it"
   std::vector<std::string_view> specials = {};  // extra literal values (e.g. "as_tensor_format")
+  // Names or describes something for people and reports (an id, a label); no prediction reads
+  // it. Every other setting changes some prediction, or warns when the model cannot honour it
+  // (tests/unit/api/settings_effect_test.cpp walks the registry to hold this).
+  bool metadata = false;
 };
+
+[[nodiscard]] inline Setting as_metadata(Setting s) {
+  s.metadata = true;
+  return s;
+}
 
 [[nodiscard]] const std::vector<Setting>& all_settings();
 

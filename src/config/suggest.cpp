@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace rapidllm::config {
+namespace rapidllm {
 
 namespace {
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -40,9 +40,14 @@ std::optional<std::string> closest_match(std::string_view word,
   return best;
 }
 
+}  // namespace rapidllm
+
+namespace rapidllm::config {
+
 std::string suggestion_hint(std::string_view word, const std::vector<std::string_view>& candidates,
                             std::string_view what) {
   if (auto best = closest_match(word, candidates)) return fmt::format("did you mean '{}'?", *best);
+  if (candidates.empty()) return fmt::format("no {} are declared here", what);
   return fmt::format("valid {} here: {}", what, fmt::join(candidates, ", "));
 }
 

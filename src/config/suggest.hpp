@@ -6,14 +6,13 @@
 #include <string_view>
 #include <vector>
 
+#include "rapidllm/suggest.hpp"
+
 namespace rapidllm::config {
 
-// The candidate closest to `word` by case-insensitive edit distance, if it is close enough
-// to be a plausible typo (at most a third of the word's length, and at least 2 edits).
-[[nodiscard]] std::optional<std::string> closest_match(std::string_view word,
-                                                       const std::vector<std::string_view>& candidates);
+using rapidllm::closest_match;
 
-// "did you mean 'x'?" or "valid keys here: a, b, c".
+// "did you mean 'x'?" or "valid keys here: a, b, c" (or "no keys are declared here").
 [[nodiscard]] std::string suggestion_hint(std::string_view word,
                                           const std::vector<std::string_view>& candidates,
                                           std::string_view what = "keys");

@@ -72,6 +72,7 @@ void add_memory(const ModelPartition& ctx, const model::LocalShape& shape,
                       : hw.sw.recompute == ActivationRecompute::selective ? memory::Recompute::selective
                                                                           : memory::Recompute::none;
   options.dropout = ctx.spec().model_type == "gpt";
+  options.stats_bytes = hw.sw.precision.stats.bytes;
   const double per_layer = memory::layer_activation_bytes(d, shape, options);
   const double per_moe_layer = d.has_moe() ? memory::layer_activation_bytes(d, shape, options, true) : 0.0;
   const double stream = static_cast<double>(shape.norm_tokens()) * static_cast<double>(d.hidden) * shape.element_bytes;
@@ -83,6 +84,13 @@ void add_memory(const ModelPartition& ctx, const model::LocalShape& shape,
   for (int layer : ctx.first_layer_of_kind()) {
     if (layer >= 0) largest_layer = std::max(largest_layer, ctx.rank_layer_parameters(layer).total());
   }
+  // A layer's weight gradients come out of backward in grad_microbatch and are then added into
+  // the gradient buffer: in another format they need a buffer of their own for the largest
+  // layer (a framework fusing the accumulation into the GEMM, as Megatron's
+  // gradient_accumulation_fusion does, writes straight into the buffer: formats equal).
+  const PrecisionSpec& precision = hw.sw.precision;
+  const double wgrad_transient =
+      precision.grad_microbatch.bytes != precision.gradients.bytes ? largest_layer * precision.grad_microbatch.bytes : 0.0;
   if (every_stage) out.stage_memory.reserve(static_cast<std::size_t>(deg.pp));
   MemoryBreakdown stage;
   for (int i = 0; i < deg.pp; ++i) {
@@ -101,7 +109,7 @@ void add_memory(const ModelPartition& ctx, const model::LocalShape& shape,
     in.extra_activation_bytes = last ? 2.0 * stream : 0.0;  // final norm and LM head inputs
     in.in_flight_micro_batches =
         memory::in_flight_micro_batches(hw.parallelism.pp_schedule, i, deg.pp, batching.micro_batches, vpp);
-    in.transient_bytes = last ? logits : 0.0;
+    in.transient_bytes = std::max(last ? logits : 0.0, wgrad_transient);
     memory::training_stage_memory(hw, in, i, deg.dp * deg.ep, communicators(deg), stage);
     if (every_stage) out.stage_memory.push_back(stage);
     if (i == 0 || stage.total_bytes > out.memory.total_bytes) std::swap(out.memory, stage);

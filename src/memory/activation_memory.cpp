@@ -23,6 +23,8 @@ double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& 
 
   double bytes = 0.0;
   bytes += 2.0 * stream * h * e;                   // inputs of the two norms
+  // Their saved statistics per token: the reciprocal RMS (LayerNorm: and the mean).
+  bytes += 2.0 * stream * (d.norm == model::NormKind::rmsnorm ? 1.0 : 2.0) * o.stats_bytes;
   bytes += 2.0 * stream * h * e;                   // inputs of the QKV and first MLP GEMMs
   if (d.mla) {
     const model::MlaDims& m = d.latent;

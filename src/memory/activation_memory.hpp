@@ -16,6 +16,7 @@ enum class Recompute { none, selective, full };
 struct ActivationOptions {
   Recompute recompute = Recompute::none;
   bool dropout = false;  // GPT-style dropout masks (1 byte per element); Llama trains without
+  double stats_bytes = 4.0;  // sw_param.precision.stats: the norms' saved per-token statistics
 };
 
 // `moe`: the layer's MLP is the mixture of experts: the router scores, the permuted rows

@@ -23,7 +23,7 @@ struct StageMemoryInputs {
   double layer_activation_bytes = 0.0;  // one layer, one micro-batch
   double extra_activation_bytes = 0.0;  // embedding output, head input (first/last stage)
   double in_flight_micro_batches = 1.0; // how many micro-batches' activations are live
-  double transient_bytes = 0.0;         // the largest temporary (logits of the loss)
+  double transient_bytes = 0.0;         // the largest temporary (logits of the loss, a layer's weight gradients)
 };
 
 // Micro-batches whose activations stage `stage` holds at its peak: GPipe all m; 1F1B and

@@ -74,8 +74,10 @@ struct WireProtocol {
   double fixed_s = 0.0;
 };
 
-WireProtocol wire_protocol(const ProtocolSpec& p, double link_alpha) {
-  return {1.0 / p.bandwidth_fraction, std::max(0.0, p.step_latency_s - link_alpha), p.latency_s};
+// `endpoint_delay_s`: the receiving endpoint's processing of each message (ASTRA-sim's
+// endpoint_delay), paid once per step like the protocol's own step latency.
+WireProtocol wire_protocol(const ProtocolSpec& p, double link_alpha, double endpoint_delay_s) {
+  return {1.0 / p.bandwidth_fraction, std::max(0.0, p.step_latency_s - link_alpha) + endpoint_delay_s, p.latency_s};
 }
 
 // Appends transfers one after another; `deps` holds what the next one waits for.
@@ -239,6 +241,7 @@ struct PhaseRequest {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   ProtocolSpec protocol;  // the one the analytical model picks for the phase (not used by nvls)
   double bytes = 0.0;
+  double endpoint_delay_s = 0.0;  // ExecutionBackendSpec::endpoint_delay_s
 };
 
 std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseRequest& r, const std::vector<int>& deps,
@@ -248,7 +251,8 @@ std::vector<int> append_phase(FlowPlan& plan, const Topology& topo, const PhaseR
   const double alpha = r.dim->latency_s;
   const bool nvls = r.algorithm == CollectiveAlgorithm::nvls;
   // NVLS has its own efficiency and latency; every other algorithm runs the phase's protocol.
-  const WireProtocol wire = nvls ? WireProtocol{} : wire_protocol(r.protocol, alpha);
+  const WireProtocol wire = nvls ? WireProtocol{1.0, r.endpoint_delay_s, 0.0}
+                                  : wire_protocol(r.protocol, alpha, r.endpoint_delay_s);
   Chain c{plan, job, phase, deps, wire, alpha + wire.step_extra_s};
   if (n < 2) return deps;
   switch (r.algorithm) {
@@ -473,6 +477,7 @@ int add_cluster_collective(FlowPlan& plan, const Topology& topo, const ClusterGr
     r.algorithm = picked.algorithm;
     r.protocol = chosen_protocol(picked, *dims[span.dimension].spec);
     r.bytes = phase_bytes;
+    r.endpoint_delay_s = exec.endpoint_delay_s;
     phases.push_back(std::move(r));
   };
   if (k == 1) {
@@ -557,7 +562,7 @@ int add_messages(FlowPlan& plan, const Topology& topo, std::size_t dimension,
   pp.info.dimension_id = dim.spec->id;
   pp.info.bytes = bytes;
   plan.phases.push_back(pp);
-  const WireProtocol wire = wire_protocol(chosen_protocol(picked, *dim.spec), dim.latency_s);
+  const WireProtocol wire = wire_protocol(chosen_protocol(picked, *dim.spec), dim.latency_s, exec.endpoint_delay_s);
   Chain c{plan, job, static_cast<int>(plan.phases.size()) - 1, {}, wire, dim.latency_s + wire.step_extra_s};
   Groups groups;
   groups.reserve(pairs.size());

@@ -208,7 +208,14 @@ void Topology::build_dimension(std::size_t d) {
       // (bandwidth[1] is the per-GPU share of the spine level; < bandwidth[0] = oversubscribed).
       const int leaf = spec.superpod && spec.superpod->leaf_size > 0 ? spec.superpod->leaf_size : n;
       const int leaves = (n + leaf - 1) / leaf;
-      const int spines = leaves > 1 ? std::max(1, spec.superpod ? spec.superpod->spine_switches_per_su : 1) : 0;
+      // A scalable unit (SU) holds leaf_switches_per_su leaves and brings spine_switches_per_su
+      // spines; leaf_switches_per_su = 0 counts the whole dimension as one SU.
+      const int leaves_per_su = spec.superpod && spec.superpod->leaf_switches_per_su > 0
+                                    ? spec.superpod->leaf_switches_per_su
+                                    : leaves;
+      const int units = (leaves + leaves_per_su - 1) / leaves_per_su;
+      const int spines_per_su = spec.superpod ? spec.superpod->spine_switches_per_su : 1;
+      const int spines = leaves > 1 ? std::max(1, spines_per_su * units) : 0;
       const double b0 = level_bandwidth(spec, 0);
       const double b1 = level_bandwidth(spec, 1);
       dim.leaf_size = leaf;

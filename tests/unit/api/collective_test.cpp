@@ -62,5 +62,23 @@ TEST(RunCollective, TheRequestNamesTheBackend) {
   EXPECT_EQ(e.time_s, direct.time_s);
 }
 
+// ASTRA-sim's endpoint_delay (cycles of 1 ns) is paid by every algorithm step of a
+// simulated collective: a ring all-gather over 8 ranks takes 7 steps.
+TEST(RunCollective, EndpointDelayIsPaidOncePerStep) {
+  HardwareSpec hw = h100();
+  const CollectiveRequest request{.op = CollectiveOp::all_gather,
+                                  .bytes = 64.0 * 1024 * 1024,
+                                  .ranks = 8,
+                                  .dimension = "nvlink",
+                                  .backend = NetworkBackend::flow};
+  const double without = run_collective(hw, request).time_s;
+  hw.execution.endpoint_delay_s = 1e-6;
+  EXPECT_NEAR(run_collective(hw, request).time_s - without, 7 * 1e-6, 1e-12);
+  const HardwareSpec loaded = testing::shipped_scenario("H100_SXM5_80GB", "llama3.1-8b",
+                                                        {"execution_backend.astra.sys_options.endpoint_delay=1000"})
+                                  .hardware;
+  EXPECT_DOUBLE_EQ(loaded.execution.endpoint_delay_s, 1e-6);
+}
+
 }  // namespace
 }  // namespace rapidllm

@@ -165,3 +165,28 @@ TEST(Predict, ACacheSharedAcrossPlansAndDevicesGivesEachItsOwnPrediction) {
 
 }  // namespace
 }  // namespace rapidllm
+
+namespace rapidllm {
+namespace {
+
+// The shipped devices give shared memory and registers per SM (per_sm: true): a chip with
+// twice the SMs has twice of each, so a design sweep over the SM count never makes a step
+// slower (with whole-chip figures each SM's share would halve and the tiles shrink).
+TEST(Predict, MoreSmsNeverSlowAStepDown) {
+  const std::vector<std::string> plan = {"parallelism.tp=8", "parallelism.mb=8", "model_param.seq_len=2048"};
+  std::vector<std::string> doubled = plan;
+  doubled.emplace_back("tech_param.core.num_bundles=264");
+  const Scenario base = testing::shipped_scenario("H100_SXM5_80GB", "llama3.1-8b", plan);
+  const Scenario wide = testing::shipped_scenario("H100_SXM5_80GB", "llama3.1-8b", doubled);
+  EXPECT_DOUBLE_EQ(wide.hardware.memory[1].size_bytes, 2 * base.hardware.memory[1].size_bytes);
+  EXPECT_DOUBLE_EQ(wide.hardware.memory[0].size_bytes, 2 * base.hardware.memory[0].size_bytes);
+  EXPECT_DOUBLE_EQ(base.hardware.memory[1].size_bytes, 228.0 * 1024 * 132);  // 228 KiB per SM
+  const Result a = predict(base);
+  const Result b = predict(wide);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_LT(std::get<TrainingPrediction>(b.prediction).step_time_s,
+            std::get<TrainingPrediction>(a.prediction).step_time_s);
+}
+
+}  // namespace
+}  // namespace rapidllm

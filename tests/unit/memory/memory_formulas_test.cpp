@@ -71,25 +71,33 @@ model::LlmDims gpt(std::int64_t h, std::int64_t a) {
 }
 
 TEST(MemoryFormulas, GptActivationsAreKorthikantisClosedForms) {
-  // Korthikanti et al. 2022, table 2, per layer with 16-bit activations and dropout.
+  // Korthikanti et al. 2022, table 2, per layer with 16-bit activations and dropout, plus
+  // what the paper leaves out: the two LayerNorms' fp32 mean and reciprocal deviation per
+  // token, 16 bytes (sharded with the norms' inputs under sequence parallelism).
   const double s = 2048, b = 4, h = 6144, a = 48, t = 8;
+  const double stats = 2 * 2 * 4 * s * b;
   const model::LlmDims d = gpt(6144, 48);
   model::LocalShape shape;
   shape.micro_batch = 4;
   shape.seq = 2048;
   shape.tp = 8;
   ActivationOptions none{Recompute::none, true};
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, none), s * b * h * (10 + 24 / t + 5 * a * s / (h * t)));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, none), s * b * h * (10 + 24 / t + 5 * a * s / (h * t)) + stats);
   shape.sequence_parallel = true;
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, none), s * b * h / t * (34 + 5 * a * s / h));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, none), s * b * h / t * (34 + 5 * a * s / h) + stats / t);
   ActivationOptions selective{Recompute::selective, true};
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, selective), 34 * s * b * h / t);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, selective), 34 * s * b * h / t + stats / t);
   ActivationOptions full{Recompute::full, true};
   EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, full), 2 * s * b * h / t);
   shape.sequence_parallel = false;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, full), 2 * s * b * h);
   shape.tp = 1;
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, none), s * b * h * (34 + 5 * a * s / h));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(d, shape, none), s * b * h * (34 + 5 * a * s / h) + stats);
+  // RMSNorm keeps one statistic per token, and a 2-byte stats format halves it.
+  model::LlmDims rms = d;
+  rms.norm = model::NormKind::rmsnorm;
+  ActivationOptions half_stats{Recompute::none, true, 2.0};
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(rms, shape, half_stats), s * b * h * (34 + 5 * a * s / h) + stats / 4);
 }
 
 TEST(MemoryFormulas, KvCacheOfLlama3_70B) {

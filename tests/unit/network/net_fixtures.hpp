@@ -26,11 +26,12 @@ inline NetworkDimension dim(const std::string& id, TopologyType topology, double
   return d;
 }
 
+// One scalable unit of `spines` spines, unless `leaves_per_su` cuts the leaves into several.
 inline NetworkDimension superpod(const std::string& id, double leaf_bw, double spine_bw, double latency, int leaf_size,
-                                 int spines) {
+                                 int spines, int leaves_per_su = 0) {
   NetworkDimension d = dim(id, TopologyType::superpod, leaf_bw, latency);
   d.bandwidth_bytes_per_s = {leaf_bw, spine_bw};
-  d.superpod = SuperPodSpec{"test", leaf_size, 1, spines};
+  d.superpod = SuperPodSpec{"test", leaf_size, leaves_per_su, spines};
   return d;
 }
 

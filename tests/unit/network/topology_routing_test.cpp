@@ -107,6 +107,16 @@ TEST(Routing, TorusIsDimensionOrderedXFirst) {
   EXPECT_TRUE(m.count(*t.link_between(1, 5)));
 }
 
+TEST(Routing, EachScalableUnitBringsItsSpines) {
+  // 16 GPUs in 4 leaves of 4; 2 leaves per scalable unit, 3 spines per unit: 2 units, 6 spines.
+  auto pod = superpod("pod", 50e9, 50e9, 2e-6, 4, 3, 2);
+  Topology t({{&pod, 16}}, {});
+  EXPECT_EQ(t.num_nodes(), 16 + 4 + 6);
+  // Every leaf links to every spine; its uplinks carry 4 x 50e9 over 6 spines.
+  EXPECT_DOUBLE_EQ(capacity(t, 16, 25), 4 * 50e9 / 6);
+  EXPECT_DOUBLE_EQ(capacity(t, 19, 20), 4 * 50e9 / 6);
+}
+
 TEST(Routing, FatTreeSpreadsCrossLeafTrafficOverEverySpine) {
   auto pod = superpod("pod", 50e9, 50e9, 2e-6, 4, 2);
   Topology t({{&pod, 8}}, {});

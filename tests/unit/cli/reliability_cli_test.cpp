@@ -1,0 +1,118 @@
+// The command line under misuse and quiet failure: every case exits with the documented
+// code (2 usage or configuration, 1 the model cannot give a result) and says what is
+// wrong, where and how to fix it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using rapidllm::testing::CliRun;
+
+CliRun rapidllm(const std::string& args) { return rapidllm::testing::run_rapidllm(args); }
+
+const std::string kPredict =
+    "predict --hardware configs/hardware/H100_SXM5_80GB.yaml --model configs/models/llama2-7b.yaml";
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(ReliabilityCli, AMistypedCommandGetsADidYouMean) {
+  const CliRun typo = rapidllm("predcit --hardware x.yaml");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_THAT(typo.err, HasSubstr("rapidllm: error: unknown command 'predcit'"));
+  EXPECT_THAT(typo.err, HasSubstr("did you mean 'predict'?"));
+  const CliRun unknown = rapidllm("frobnicate");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("the commands are predict, gemm, collective"));
+}
+
+TEST(ReliabilityCli, ParserErrorsCarryTheToolsPrefix) {
+  const CliRun r = rapidllm("predict --model configs/models/llama2-7b.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("rapidllm: error: --hardware is required"));
+}
+
+TEST(ReliabilityCli, AnEmptyOutputPathIsAUsageError) {
+  const CliRun r = rapidllm(kPredict + " -o ''");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--output: an empty path"));
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(ReliabilityCli, AWorkloadThatDoesNotFitWarnsOrFailsOnRequest) {
+  // Llama-2-7B training, 4k sequences, one H100: far beyond 80 GiB.
+  const CliRun warned = rapidllm(kPredict + " --format json");
+  EXPECT_EQ(warned.exit_code, 0);
+  EXPECT_THAT(warned.out, HasSubstr("\"fits_in_memory\": false"));
+  EXPECT_THAT(warned.err, HasSubstr("rapidllm: warning: does not fit in memory"));
+  EXPECT_THAT(warned.err, HasSubstr("--fail-if-oom"));
+  const CliRun failed = rapidllm(kPredict + " --format json --fail-if-oom");
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_EQ(failed.out, warned.out);  // the report is still written
+  EXPECT_THAT(failed.err, HasSubstr("does not fit in memory"));
+  // One that fits says nothing.
+  const CliRun fits = rapidllm(kPredict + " --set model_param.seq_len=1024 --set model_param.global_batch_size=8 "
+                                          "--set parallelism.tp=8 --set parallelism.mb=8 --fail-if-oom");
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_THAT(fits.err, Not(HasSubstr("memory")));
+}
+
+TEST(ReliabilityCli, KeysBelowASingleSettingAreNamedAsSuch) {
+  const CliRun r = rapidllm(kPredict + " --set parallelism.tp.x=4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("'parallelism.tp' is a single setting, with no keys below it"));
+  EXPECT_THAT(r.err, HasSubstr("--set parallelism.tp=<value>"));
+}
+
+TEST(ReliabilityCli, AFolderOrADeviceIsNotAConfigFile) {
+  const CliRun folder = rapidllm("predict --hardware configs --model configs/models/llama2-7b.yaml");
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_THAT(folder.err, HasSubstr("configs: cannot read the hardware config: this is a folder, not a file"));
+  const CliRun device = rapidllm("predict --hardware configs/hardware/H100_SXM5_80GB.yaml --model /dev/zero");
+  EXPECT_EQ(device.exit_code, 2);
+  EXPECT_THAT(device.err, HasSubstr("not a regular file (a device, FIFO or socket)"));
+  const CliRun missing = rapidllm("predict --hardware configs/hardware/nope.yaml --model configs/models/llama2-7b.yaml");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("no such file"));
+}
+
+TEST(ReliabilityCli, NullIsNotTheDefault) {
+  const CliRun r = rapidllm(kPredict + " --set tech_param.core.util=null");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("tech_param.core.util: a value is required here (got null)"));
+  EXPECT_THAT(r.err, HasSubstr("delete the key to use its default (1.0)"));
+}
+
+TEST(ReliabilityCli, AnUnevenPipelineSplitIsSaidOncePerRun) {
+  // 32 layers over 3 stages: 11, 11, 10. A sweep predicts many such points; the warning
+  // comes once.
+  const CliRun one = rapidllm(kPredict + " --set parallelism.pp=3 --format json");
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_THAT(one.err, HasSubstr("32 layers do not split evenly over pp x vpp = 3 pipeline chunks: the first 2 "
+                                 "chunk(s) hold 11 layers, the other 1 hold 10"));
+  const CliRun sweep = rapidllm(
+      "sweep --hardware configs/hardware/H100_SXM5_80GB.yaml --model configs/models/llama3.1-8b.yaml --gpus 24 "
+      "--set model_param.global_batch_size=48 --set model_param.seq_len=2048 --grid pp=3 --grid tp=8 "
+      "--grid mbs=1,2 --grid recompute=none,full --format csv");
+  EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_GE(count(sweep.out, ",ok,"), 4u);
+  EXPECT_EQ(count(sweep.err, "pp x vpp = 3 pipeline chunks"), 1u) << sweep.err;
+}
+
+TEST(ReliabilityCli, ParallelismAutoIsRefusedWithTheWayToSearch) {
+  const CliRun r = rapidllm(kPredict + " --set parallelism.auto=true");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("parallelism.auto"));
+  EXPECT_THAT(r.err, HasSubstr("rapidllm sweep"));
+}
+
+}  // namespace
