@@ -39,7 +39,7 @@ void write_prediction(const Scenario& scenario, const OutputOptions& output, con
   if (memory == nullptr || memory->fits()) return;
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   const std::string verdict =
-      fmt::format("does not fit in memory: {:.2f} GiB per GPU on pipeline stage {} needs more than the {:.2f} GiB the "
+      fmt::format("does not fit in memory: {:.4g} GiB per GPU on pipeline stage {} needs more than the {:.4g} GiB the "
                   "device has",
                   memory->total_bytes / kGiB, memory->stage, memory->capacity_bytes / kGiB);
   if (fail_if_oom) throw InfeasibleError(verdict + " (--fail-if-oom)");

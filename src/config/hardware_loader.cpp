@@ -251,15 +251,28 @@ NetworkDimension read_dimension(const Cursor& d) {
   out.in_network_reduction = topo.child("in_network_reduction").boolean();
   out.in_network_reduction_util = topo.child("in_network_reduction_util").optional_real();
   if (Cursor l = topo.child("in_network_reduction_latency"); l.present()) out.in_network_reduction_latency_s = l.duration_s();
+  std::vector<std::string_view> missing;
   for (NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
     Cursor c = topo.child("protocols").child(std::string(to_string(p)));
-    if (!c.present()) continue;
+    if (!c.present()) {
+      missing.push_back(to_string(p));
+      continue;
+    }
     ProtocolSpec spec{p, c.child("latency").duration_s(), c.child("step_latency").duration_s(),
                       c.child("bandwidth_fraction").real()};
     if (Cursor cap = c.child("max_bandwidth"); cap.present()) {
       spec.max_bandwidth_bytes_per_s = cap.bandwidth().value_or(spec.max_bandwidth_bytes_per_s);
     }
     out.protocols.push_back(spec);
+  }
+  // Without a protocols block every collective runs one protocol at the dimension's own
+  // latency and util; with one, a protocol left out is one NCCL can no longer pick.
+  if (!out.protocols.empty() && !missing.empty()) {
+    topo.child("protocols")
+        .warn(fmt::format("{} not described: collectives here choose only among the protocols listed",
+                          fmt::join(missing, ", ")),
+              "describe all three NCCL protocols (LL, LL128, Simple), or remove the block for one protocol at the "
+              "dimension's latency and util");
   }
   if (out.in_network_reduction && out.topology != TopologyType::switch_) {
     topo.child("in_network_reduction").fail("in-network reduction is modelled on Switch dimensions only",

@@ -58,7 +58,7 @@ std::vector<Setting> hardware_settings() {
       {"sw_param.h2d_bandwidth", H, ValueKind::bandwidth, "B/s", "-1",
        "host-to-device bandwidth; -1 disables host-to-device timing", {}, 0.0, kInf, false, {"-1"}},
       {"sw_param.const_mem_offset", H, ValueKind::size, "B", "0",
-       "constant per-GPU memory added to the peak (framework reservations)"},
+       "constant per-GPU memory added to the peak (framework reservations)", {}, 0.0, 1e15},
       {"sw_param.attention_softmax_overlap", H, ValueKind::real, "", "0",
        "[rapidllm] share of fused attention's softmax hidden under its matmuls (FlashAttention-2: 0, -3: 1)", {}, 0.0,
        1.0},

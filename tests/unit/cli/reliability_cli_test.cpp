@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <regex>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -113,6 +116,20 @@ TEST(ReliabilityCli, ParallelismAutoIsRefusedWithTheWayToSearch) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("parallelism.auto"));
   EXPECT_THAT(r.err, HasSubstr("rapidllm sweep"));
+}
+
+TEST(ReliabilityCli, ALeftOutNcclProtocolIsSaid) {
+  // The shipped H100 with its NVLink LL128 block deleted.
+  std::string yaml = rapidllm::testing::slurp(RAPIDLLM_SOURCE_DIR "/configs/hardware/H100_SXM5_80GB.yaml");
+  yaml = std::regex_replace(yaml, std::regex("          LL128:\n(            .*\n){3}"), "");
+  ASSERT_EQ(yaml.find("LL128:"), std::string::npos);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("rapidllm_no_ll128_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << yaml;
+  const CliRun r = rapidllm("collective --hardware " + path.string() + " --op all_reduce --bytes 1MiB --ranks 8");
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("network.dimensions[0].topology.protocols: LL128 not described"));
 }
 
 }  // namespace
