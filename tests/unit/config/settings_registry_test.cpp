@@ -16,6 +16,15 @@ TEST(SettingsRegistry, PathsAreUniqueAndDocumented) {
   }
 }
 
+// `config list` marks a key without a default as required: one the loader can do without
+// (its doc says what "absent" means) must declare that default (null) instead.
+TEST(SettingsRegistry, KeysThatMayBeAbsentAreNotListedAsRequired) {
+  for (const Setting& s : all_settings()) {
+    if (s.default_value) continue;
+    EXPECT_EQ(s.doc.find("absent"), std::string_view::npos) << s.path << " is listed as required";
+  }
+}
+
 TEST(SettingsRegistry, ChoiceDefaultsAreAmongTheChoices) {
   for (const auto& s : all_settings()) {
     if (s.kind != ValueKind::choice || !s.default_value) continue;
