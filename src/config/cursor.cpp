@@ -151,7 +151,7 @@ std::int64_t Cursor::integer() const {
 
 int Cursor::small_integer() const {
   std::int64_t v = integer();
-  if (v > std::numeric_limits<int>::max()) fail(fmt::format("value {} is too large", v), "");
+  if (v > std::numeric_limits<int>::max()) fail(fmt::format("value {} is too large", v), fmt::format("give at most {}", std::numeric_limits<int>::max()));
   return static_cast<int>(v);
 }
 
@@ -194,7 +194,7 @@ std::string Cursor::choice() const {
 
 std::vector<std::string> Cursor::choice_list() const {
   YAML::Node v = value();
-  if (!v.IsSequence()) fail("expected a list, e.g. [tp, cp]", "");
+  if (!v.IsSequence()) fail("expected a list, e.g. [tp, cp]", "write the items in brackets, [a, b], or as '- item' lines");
   const Setting& s = setting();
   std::vector<std::string> out;
   for (std::size_t i = 0; i < v.size(); ++i) {

@@ -124,7 +124,8 @@ std::vector<MemoryLevel> read_memory_hierarchy(const Cursor& root, int num_sms) 
     }
     levels.push_back(read_memory(tech, hierarchy.child(expected), num_sms));
     if (!used.insert(levels.back().name).second) {
-      hierarchy.child(expected).child("type").fail(fmt::format("memory '{}' is used by two levels", levels.back().name), "");
+      hierarchy.child(expected).child("type").fail(fmt::format("memory '{}' is used by two levels", levels.back().name),
+                                                        "give each level its own tech_param memory");
     }
   }
   // The kernel models read the levels by position: registers private to a tensor core's
@@ -286,7 +287,8 @@ NetworkDimension read_dimension(const Cursor& d) {
   if (out.topology == TopologyType::superpod) {
     if (pod.leaf_size < 1) topo.child("leaf_size").fail("a SuperPOD needs leaf_size >= 1", "GPUs per leaf group, e.g. 32");
     if (out.bandwidth_bytes_per_s.size() > 2) {
-      topo.child("bandwidth").fail("a SuperPOD takes one bandwidth per level: [leaf, spine]", "");
+      topo.child("bandwidth").fail("a SuperPOD takes one bandwidth per level: [leaf, spine]",
+                                   "e.g. bandwidth: [50 GB/s, 50 GB/s] (spine below leaf = oversubscribed)");
     }
     out.superpod = pod;
   } else if (out.bandwidth_bytes_per_s.size() != 1) {
@@ -302,7 +304,7 @@ NetworkDimension read_dimension(const Cursor& d) {
   for (const auto& name : d.child("parallelisms").choice_list()) {
     Parallelism p = parallelism_from(name);
     if (std::find(out.parallelisms.begin(), out.parallelisms.end(), p) != out.parallelisms.end()) {
-      d.child("parallelisms").fail(fmt::format("'{}' is listed twice", name), "");
+      d.child("parallelisms").fail(fmt::format("'{}' is listed twice", name), "list each parallelism once");
     }
     out.parallelisms.push_back(p);
   }
@@ -317,7 +319,7 @@ NetworkSpec read_network(const Cursor& n) {
     Cursor d = dims.element(i);
     out.dimensions.push_back(read_dimension(d));
     const NetworkDimension& dim = out.dimensions.back();
-    if (!ids.insert(dim.id).second) d.child("id").fail(fmt::format("dimension id '{}' is used twice", dim.id), "");
+    if (!ids.insert(dim.id).second) d.child("id").fail(fmt::format("dimension id '{}' is used twice", dim.id), "give every dimension its own id");
     for (auto p : dim.parallelisms) {
       for (std::size_t j = 0; j + 1 < out.dimensions.size(); ++j) {
         const auto& other = out.dimensions[j].parallelisms;

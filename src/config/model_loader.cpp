@@ -96,7 +96,8 @@ MoeSpec read_moe(const Cursor& m) {
   out.moe_layer_freq = m.child("moe_layer_freq").small_integer();
   out.first_k_dense_replace = m.child("first_k_dense_replace").small_integer();
   if (out.top_k > out.num_experts) {
-    m.child("top_k").fail(fmt::format("top_k ({}) exceeds num_experts ({})", out.top_k, out.num_experts), "");
+    m.child("top_k").fail(fmt::format("top_k ({}) exceeds num_experts ({})", out.top_k, out.num_experts),
+                          "a token is routed to top_k distinct experts: lower top_k or raise num_experts");
   }
   if (out.expert_imbalance_factor < 1.0 || out.expert_imbalance_factor > out.num_experts) {
     m.child("expert_imbalance_factor")
@@ -105,7 +106,8 @@ MoeSpec read_moe(const Cursor& m) {
               "1 = balanced; a > 1 gives one expert a x the mean tokens and the others the rest evenly");
   }
   if (out.num_experts > 1 && out.moe_intermediate_size == 0) {
-    m.child("moe_intermediate_size").fail("an MoE model (num_experts > 1) needs the expert MLP width", "");
+    m.child("moe_intermediate_size").fail("an MoE model (num_experts > 1) needs the expert MLP width",
+                                        "add moe_intermediate_size (HF: moe_intermediate_size)");
   }
   return out;
 }

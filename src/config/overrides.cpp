@@ -139,7 +139,8 @@ void apply_override(Document& doc, const std::string& text) {
       node.reset(next);
     } else {
       if (node.IsDefined() && !node.IsMap() && !node.IsNull()) {
-        fail(text, join_path(o.segments, i), "cannot set a key below a value that is not a mapping", "");
+        fail(text, join_path(o.segments, i), "cannot set a key below a value that is not a mapping",
+             "set the value itself, or replace it by a mapping in the file");
       }
       if (last) {
         node[seg.key] = value;
