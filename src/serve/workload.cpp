@@ -82,6 +82,17 @@ Workload::Workload(const ServeWorkload& w) : w_(w), rng_(w.seed) {
     throw workload_error(w.arrivals == ArrivalKind::offline ? "--requests" : "--requests/--duration",
                          "the run has no end", "give --requests N (or, except offline, --duration SECONDS)");
   }
+  if (w.requests > kMaxServeRequests) {
+    throw workload_error("--requests", fmt::format("{} requests is more than the {:.0e} a run simulates", w.requests,
+                                                   static_cast<double>(kMaxServeRequests)),
+                         "latency percentiles settle within 1e5 requests; for offline peak throughput, --steady-state");
+  }
+  const double expected = w.rate_per_s * w.duration_s;
+  if (w.arrivals == ArrivalKind::poisson && w.requests == 0 && expected > static_cast<double>(kMaxServeRequests)) {
+    throw workload_error("--duration", fmt::format("--rate x --duration expects {:.3g} requests, more than the {:.0e} a "
+                                                   "run simulates", expected, static_cast<double>(kMaxServeRequests)),
+                         "shorten --duration or cap it with --requests N");
+  }
 }
 
 bool Workload::within_limits(double time_s) const {
@@ -97,7 +108,12 @@ Arrival Workload::draw(double time_s) {
   };
   a.input_tokens = pick(w_.input);
   a.output_tokens = pick(w_.output);
-  ++issued_;
+  // A closed loop bounded only by time cannot be sized up front: stop it here.
+  if (++issued_ > kMaxServeRequests) {
+    throw workload_error("--duration", fmt::format("the run passed the {:.0e} requests a run simulates",
+                                                   static_cast<double>(kMaxServeRequests)),
+                         "shorten --duration or cap it with --requests N");
+  }
   return a;
 }
 

@@ -118,6 +118,17 @@ TEST(ReliabilityCli, ParallelismAutoIsRefusedWithTheWayToSearch) {
   EXPECT_THAT(r.err, HasSubstr("rapidllm sweep"));
 }
 
+TEST(ReliabilityCli, AServingRunPastItsBoundIsRefusedUpFront) {
+  const std::string serve =
+      "serve --hardware configs/hardware/H100_SXM5_80GB.yaml --model configs/models/llama3.1-8b.yaml ";
+  const CliRun many = rapidllm(serve + "--rate 1 --requests 99999999999999");
+  EXPECT_EQ(many.exit_code, 2);
+  EXPECT_THAT(many.err, HasSubstr("more than the 1e+08 a run simulates"));
+  const CliRun long_run = rapidllm(serve + "--rate 1000 --duration 1e6");
+  EXPECT_EQ(long_run.exit_code, 2);
+  EXPECT_THAT(long_run.err, HasSubstr("--rate x --duration expects 1e+09 requests"));
+}
+
 TEST(ReliabilityCli, ALeftOutNcclProtocolIsSaid) {
   // The shipped H100 with its NVLink LL128 block deleted.
   std::string yaml = rapidllm::testing::slurp(RAPIDLLM_SOURCE_DIR "/configs/hardware/H100_SXM5_80GB.yaml");
