@@ -195,5 +195,22 @@ TEST(BytesConserved, OtherAlgorithmsOnASwitch) {
   }
 }
 
+// The case that found the FullyConnected broadcast sending into its root: the root
+// received S (n S on the wire in all) where it holds the data already.
+TEST(BytesConserved, FullyConnectedBroadcastFoundCase) {
+  NetworkDimension d;
+  d.id = std::string("fc");
+  d.topology = TopologyType::fully_connected;
+  d.bandwidth_bytes_per_s = {100e9};
+  d.latency_s = 1e-6;
+  const network::Topology topology({{&d, 5}}, {});
+  network::FlowPlan plan;
+  network::add_collective(plan, topology, CollectiveOp::broadcast, 2252000.0, {});
+  const network::SimulationResult r = network::FlowSimulator(topology).run(plan, {.track_node_bytes = true});
+  EXPECT_EQ(r.node_bytes_received[0], 0.0);
+  for (std::size_t g = 1; g < 5; ++g) EXPECT_NEAR(r.node_bytes_received[g], 2252000.0, 1e-6) << "GPU " << g;
+  EXPECT_NEAR(r.bytes_injected, 4 * 2252000.0, 1e-6);
+}
+
 }  // namespace
 }  // namespace rapidllm::property

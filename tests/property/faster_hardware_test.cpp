@@ -99,5 +99,33 @@ TEST(FasterHardware, NeverSlowsInference) {
   EXPECT_GE(checked, kCases / 2) << "too many draws refused: the property checked too little";
 }
 
+// The draw that found the zero-bubble bug: a ZeRO-3 backward pass bound by its prefetched
+// communication. The bubble formula took the weight gradients out of it in full, so a
+// faster clock (smaller weight gradients) lengthened the bubble: 0.3091 s -> 0.3145 s.
+TEST(FasterHardware, ZeroBubbleUnderZero3CommunicationFoundCase) {
+  Scenario s = shipped("A100_SXM4_80GB", "llama3.1-8b");
+  ParallelismSpec& p = s.hardware.parallelism;
+  p.tp = 8;
+  p.pp = 2;
+  p.pp_schedule = PipelineSchedule::zero_bubble;
+  p.dp = 4;
+  p.mb = 2;
+  p.micro_batch_size = 2;
+  llm(s).global_batch_size = 16;
+  llm(s).seq_len = 1024;
+  s.hardware.sw.dp_zero_stage = 3;
+  s.hardware.sw.recompute = ActivationRecompute::full;
+  s.hardware.sw.dp_microbatch = DpMicrobatchSync::every_mb;
+  Scenario faster = s;
+  faster.hardware.core.frequency_hz *= 2.193727536344989;
+  const Result slow = predict(s);
+  const Result fast = predict(faster);
+  ASSERT_TRUE(slow.ok()) << slow.message;
+  ASSERT_TRUE(fast.ok()) << fast.message;
+  const auto& a = std::get<TrainingPrediction>(slow.prediction);
+  const auto& b = std::get<TrainingPrediction>(fast.prediction);
+  EXPECT_TRUE(not_above(b.step_time_s, a.step_time_s)) << a.step_time_s << " s -> " << b.step_time_s << " s";
+}
+
 }  // namespace
 }  // namespace rapidllm::property
