@@ -129,7 +129,7 @@ TEST(Determinism, ASeededServingRunRepeats) {
   o.engine = *serve_engine_profile(rng.coin() ? "vllm" : "tensorrt-llm");
   o.workload.arrivals = ArrivalKind::poisson;
   o.workload.rate_per_s = rng.uniform(5.0, 40.0);
-  o.workload.requests = 200;
+  o.workload.requests = 100;
   o.workload.input = {rng.uniform_int(64, 512), rng.uniform_int(513, 1500)};
   o.workload.output = {rng.uniform_int(8, 64), rng.uniform_int(65, 200)};
   o.workload.seed = static_cast<std::uint64_t>(rng.uniform_int(1, 1 << 30));
