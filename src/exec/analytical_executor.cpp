@@ -45,6 +45,13 @@ GraphCost AnalyticalExecutor::run(const model::OpGraph& g) {
       for (std::size_t p = 0; p < model::kCommPurposes; ++p) {
         shown[p] += prefetched[p] == total ? beyond : beyond * prefetched[p] / total;
       }
+      if (!forward) {
+        // The pass lasts max(rest, total); without its weight gradients it would last
+        // max(rest - w, total). Only the difference can be deferred into pipeline bubbles.
+        const double w = out.compute.weight_grad_s;
+        const double deferrable = std::max(rest, total) - std::max(rest - w, total);
+        out.weight_grad_under_prefetch_s = std::max(0.0, w - deferrable);
+      }
     }
   }
   return out;

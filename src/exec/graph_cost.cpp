@@ -34,6 +34,7 @@ GraphCost& GraphCost::operator+=(const GraphCost& o) {
     backward_comm_s[i] += o.backward_comm_s[i];
   }
   recompute_s += o.recompute_s;
+  weight_grad_under_prefetch_s += o.weight_grad_under_prefetch_s;
   recompute_energy += o.recompute_energy;
   network_j += o.network_j;
   return *this;
@@ -47,6 +48,7 @@ GraphCost GraphCost::scaled(double f) const {
     out.backward_comm_s[i] *= f;
   }
   out.recompute_s *= f;
+  out.weight_grad_under_prefetch_s *= f;
   out.recompute_energy = recompute_energy.scaled(f);
   out.network_j *= f;
   return out;

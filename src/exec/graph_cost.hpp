@@ -16,6 +16,11 @@ struct GraphCost {
   std::array<double, model::kCommPurposes> forward_comm_s{};  // exposed
   std::array<double, model::kCommPurposes> backward_comm_s{};
   double recompute_s = 0.0;  // forward work repeated in backward
+  // Weight-gradient compute that runs under the backward pass's prefetched communication
+  // (ZeRO-3 gradient scatters and gathers, HiddenUnder::pass_time): deferring it out of the
+  // backward pass (zero-bubble schedules) does not shorten that pass, which the
+  // communication keeps as long. The pipeline may only move weight_grad_s minus this.
+  double weight_grad_under_prefetch_s = 0.0;
   energy::Energy recompute_energy;
   double network_j = 0.0;    // every communication op of both passes, this rank's share
 

@@ -292,7 +292,9 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
     parallel::StageTime st;
     st.forward_s = part.forward_s() + (i < deg.pp - 1 ? p2p_s : 0.0);
     st.backward_s = part.backward_s() + (i > 0 ? p2p_s : 0.0);
-    st.weight_grad_s = part.compute.weight_grad_s;
+    // What a zero-bubble schedule can take out of the backward pass: not the weight
+    // gradients that prefetched ZeRO-3 communication would keep the pass as long without.
+    st.weight_grad_s = part.compute.weight_grad_s - part.weight_grad_under_prefetch_s;
     stages.push_back(st);
     parts.push_back(std::move(part));
   }

@@ -114,8 +114,17 @@ void ring_steps(Chain& c, const Groups& groups, int n, CollectiveOp op, double b
   if (n < 2) return;
   const double piece = bytes / n;
   if (op == CollectiveOp::broadcast) {
-    if (spread) {  // n-1 channel chains, each with its own successor order: every link carries S/(n-1)
-      c.step(all_pairs(groups), bytes / (n - 1), (n - 2) * c.step_alpha);
+    if (spread) {
+      // n-1 channel chains, each with its own successor order, all starting at the root:
+      // every link carries S/(n-1) except those into the root, which already holds the data
+      // (n-1 chains of n-1 hops move (n-1) S, as the single chain does).
+      std::vector<std::pair<int, int>> links;
+      for (int i = 0; i < n; ++i) {
+        for (int j = 1; j < n; ++j) {
+          if (i != j) links.emplace_back(i, j);
+        }
+      }
+      c.step(indexed_pairs(groups, std::move(links)), bytes / (n - 1), (n - 2) * c.step_alpha);
       return;
     }
     std::vector<std::pair<int, int>> chain;
