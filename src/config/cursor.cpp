@@ -55,7 +55,15 @@ Cursor Cursor::child(std::string_view key) const {
     return Cursor(doc_, YAML::Node(YAML::NodeType::Undefined), std::move(path), std::move(*pattern), anchor_);
   }
   if (!node_.IsMap()) fail("expected a mapping of keys", "indent the keys below this one");
-  return Cursor(doc_, node_[std::string(key)], std::move(path), std::move(*pattern), node_.Mark());
+  YAML::Node value = node_[std::string(key)];
+  YAML::Mark anchor = node_.Mark();
+  if (value.IsDefined() && value.IsNull()) {
+    // A null value has no position of its own worth showing: point at its key.
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.Scalar() == key) anchor = it->first.Mark();
+    }
+  }
+  return Cursor(doc_, std::move(value), std::move(path), std::move(*pattern), anchor);
 }
 
 Cursor Cursor::element(std::size_t index) const {
@@ -87,8 +95,7 @@ void Cursor::warn(const std::string& problem, const std::string& hint) const {
   spdlog::warn("{}: {}: {}{}", where().describe(), path_, problem, hint.empty() ? "" : "\n  hint: " + hint);
 }
 
-// A null value is located at itself, not at the parent's line.
-SourceLocation Cursor::where() const { return doc_->locate(path_, node_.IsDefined() ? node_.Mark() : anchor_); }
+SourceLocation Cursor::where() const { return doc_->locate(path_, present() ? node_.Mark() : anchor_); }
 
 const Setting& Cursor::setting() const {
   const Setting* s = find_setting(pattern_);

@@ -72,7 +72,7 @@ class Cursor {
   YAML::Node node_;     // may be undefined (key absent)
   std::string path_;    // concrete: network.dimensions[0].topology.type
   std::string pattern_; // registry:  network.dimensions[].topology.type
-  YAML::Mark anchor_;   // the nearest enclosing node that exists, for "missing key" errors
+  YAML::Mark anchor_;   // a null value's key, else the nearest enclosing node ("missing key" errors)
 };
 
 }  // namespace rapidllm::config

@@ -97,6 +97,19 @@ TEST(ConfigErrors, WrongTypeNamesKeyAndExpectation) {
   EXPECT_THAT(e.problem(), HasSubstr("'many'"));
 }
 
+// `key: null` is neither the default nor silently fine: the error names the key at its own
+// line (it used to point at the parent's), and says how to get the default.
+TEST(ConfigErrors, NullIsAnErrorAtItsOwnLine) {
+  ConfigError e = load_error(replace(kHardware, "    FMA_d2: 4\n", "    FMA_d2: 4\n    util: null\n"));
+  EXPECT_EQ(e.key_path(), "tech_param.core.util");
+  EXPECT_EQ(e.where().line, 12);
+  EXPECT_EQ(e.problem(), "a value is required here (got null)");
+  EXPECT_THAT(e.hint(), HasSubstr("delete the key to use its default (1.0)"));
+  ConfigError required = load_error(replace(kHardware, "num_bundles: 108", "num_bundles:"));
+  EXPECT_EQ(required.key_path(), "tech_param.core.num_bundles");
+  EXPECT_EQ(required.where().line, 6);
+}
+
 TEST(ConfigErrors, OutOfRangeValue) {
   ConfigError e = load_error(replace(kHardware, "tp: 8", "tp: 0"));
   EXPECT_EQ(e.key_path(), "parallelism.tp");
