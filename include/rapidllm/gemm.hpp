@@ -11,6 +11,10 @@
 
 namespace rapidllm {
 
+// The largest m, n or k the tile model takes: products of two tile counts (and split-K)
+// stay inside int64 below it.
+inline constexpr std::int64_t kMaxGemmDimension = 2147483647;
+
 // C[m x n] = A[m x k] * B[k x n], repeated `batch` times (independent problems).
 struct GemmShape {
   std::int64_t m = 0;

@@ -487,6 +487,12 @@ std::vector<GemmTiling> GemmTileModel::candidate_tilings(const GemmShape& shape)
 }
 
 GemmEstimate GemmTileModel::estimate(const GemmShape& shape) const {
+  if (std::max({shape.m, shape.n, shape.k}) > kMaxGemmDimension || shape.batch > kMaxGemmDimension) {
+    throw InfeasibleError(fmt::format(
+        "a {} x {} x {} GEMM (batch {}) is past the tile model's 2^31 - 1 per dimension: lower the tokens per "
+        "micro-batch (micro-batch size x sequence length) or the model widths",
+        shape.m, shape.n, shape.k, shape.batch));
+  }
   const std::vector<GemmTiling> candidates = candidate_tilings(shape);
   if (candidates.empty()) {
     throw InfeasibleError(fmt::format(

@@ -7,7 +7,8 @@ namespace {
 constexpr auto M = ConfigFile::model;
 constexpr double kBig = 9.0e15;  // keeps integer products well inside int64
 // A GEMM dimension: the tile model multiplies tile counts of two of them (and split-K), so
-// each stays below 2^31 to keep those products inside int64.
+// each stays below 2^31 to keep those products inside int64 (widths and the sequence length
+// become GEMM dimensions in LLM mode too).
 constexpr double kGemmDim = 2147483647.0;
 }  // namespace
 
@@ -32,11 +33,11 @@ std::vector<Setting> model_settings() {
       {"model_param.gradient_accumulation_steps", M, ValueKind::integer, "", "1",
        "micro-steps per optimizer update", {}, 1, 1e9},
       {"model_param.seq_len", M, ValueKind::integer, "", std::nullopt,
-       "tokens per sequence (inference: prompt + decode_len)", {}, 1, kBig},
+       "tokens per sequence (inference: prompt + decode_len)", {}, 1, kGemmDim},
       {"model_param.decode_len", M, ValueKind::integer, "", "0", "tokens generated per sequence (inference)", {}, 0, kBig},
-      {"model_param.hidden_dim", M, ValueKind::integer, "", std::nullopt, "model width", {}, 1, kBig},
-      {"model_param.intermediate_size", M, ValueKind::integer, "", std::nullopt, "dense MLP width", {}, 1, kBig},
-      {"model_param.vocab_size", M, ValueKind::integer, "", std::nullopt, "vocabulary size", {}, 1, kBig},
+      {"model_param.hidden_dim", M, ValueKind::integer, "", std::nullopt, "model width", {}, 1, kGemmDim},
+      {"model_param.intermediate_size", M, ValueKind::integer, "", std::nullopt, "dense MLP width", {}, 1, kGemmDim},
+      {"model_param.vocab_size", M, ValueKind::integer, "", std::nullopt, "vocabulary size", {}, 1, kGemmDim},
       {"model_param.num_layers", M, ValueKind::integer, "", std::nullopt, "transformer layers", {}, 1, 1e6},
       {"model_param.attention.attention_type", M, ValueKind::choice, "", "mha",
        "mha, gqa (kv_heads < num_heads; mqa = 1) or mla", {"mha", "gqa", "mla"}},
@@ -64,7 +65,7 @@ std::vector<Setting> model_settings() {
       {"model_param.attention.v_head_dim", M, ValueKind::integer, "", "0", "MLA value head width", {}, 0, 1e6},
       {"model_param.moe.num_experts", M, ValueKind::integer, "", "1", "routed experts (1 = dense)", {}, 1, 1e6},
       {"model_param.moe.top_k", M, ValueKind::integer, "", "1", "experts per token", {}, 1, 1e6},
-      {"model_param.moe.moe_intermediate_size", M, ValueKind::integer, "", "0", "expert MLP width", {}, 0, kBig},
+      {"model_param.moe.moe_intermediate_size", M, ValueKind::integer, "", "0", "expert MLP width", {}, 0, kGemmDim},
       {"model_param.moe.n_shared_experts", M, ValueKind::integer, "", "0", "always-active shared experts", {}, 0, 1e6},
       {"model_param.moe.expert_imbalance_factor", M, ValueKind::real, "", "1.0",
        "load of the busiest expert relative to the mean", {}, 1.0, 1e6},

@@ -1,12 +1,17 @@
 #include "exec/inference_predictor.hpp"
 
 #include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
 
 #include "energy/energy_report.hpp"
 #include "exec/convex_sum.hpp"
 #include "exec/llm_context.hpp"
 #include "exec/op_list_cost.hpp"
 #include "memory/inference_memory.hpp"
+#include "rapidllm/error.hpp"
+#include "rapidllm/gemm.hpp"
 
 namespace rapidllm::exec {
 
@@ -71,6 +76,14 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   const auto& deg = ctx.degrees();
   InferencePrediction out;
   out.num_gpus = static_cast<int>(deg.total());
+  // The batch's prompt tokens are one GEMM dimension of the prefill (and the batch an int).
+  const std::int64_t rank_batch = (spec.global_batch_size + deg.ep - 1) / deg.ep;
+  if (spec.global_batch_size > std::numeric_limits<int>::max() ||
+      rank_batch > kMaxGemmDimension / std::max<std::int64_t>(1, spec.seq_len)) {
+    throw InfeasibleError(fmt::format("a batch of {} sequences x {} tokens per rank is past the model's 2^31 - 1 tokens "
+                                      "per prefill; lower global_batch_size (the sequences of one replica)",
+                                      rank_batch, spec.seq_len));
+  }
   out.batch_size = static_cast<int>(spec.global_batch_size);
   out.replicas = hw.parallelism.replica_count;
   out.decode_len = spec.decode_len;
@@ -79,7 +92,7 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   // Expert parallelism (moe_dp): attention is data-parallel over the EP ranks, each serving
   // an equal share of the batch (ceil: padded when ep does not divide it, a warning says
   // so); the experts are split over them.
-  model::LocalShape shape = ctx.local_shape((spec.global_batch_size + deg.ep - 1) / deg.ep, out.prompt_len);
+  model::LocalShape shape = ctx.local_shape(rank_batch, out.prompt_len);
   shape.fp8_linears = false;  // FP8 casts are modelled for training recipes (Transformer Engine) only
   const double hidden_bytes = static_cast<double>(ctx.dims().hidden) * shape.element_bytes;
 

@@ -129,6 +129,25 @@ TEST(ReliabilityCli, AServingRunPastItsBoundIsRefusedUpFront) {
   EXPECT_THAT(long_run.err, HasSubstr("--rate x --duration expects 1e+09 requests"));
 }
 
+// Products of counts that would leave the model's integers are refused with the keys to
+// change, never printed as negative times or energies.
+TEST(ReliabilityCli, TokenCountsPastTheModelsIntegersAreRefused) {
+  const CliRun wide = rapidllm(kPredict + " --set model_param.seq_len=9e15");
+  EXPECT_EQ(wide.exit_code, 2);
+  EXPECT_THAT(wide.err, HasSubstr("model_param.seq_len: expected an integer between 1 and 2147483647"));
+  const CliRun training = rapidllm(kPredict + " --set model_param.global_batch_size=9e15");
+  EXPECT_EQ(training.exit_code, 1);
+  EXPECT_THAT(training.err, HasSubstr("tokens per micro-batch; raise dp or parallelism.mb"));
+  const CliRun inference = rapidllm(kPredict + " --set model_param.run_type=inference --set model_param.decode_len=16 "
+                                               "--set model_param.global_batch_size=9e15");
+  EXPECT_EQ(inference.exit_code, 1);
+  EXPECT_THAT(inference.err, HasSubstr("past the model's 2^31 - 1 tokens per prefill"));
+  const CliRun gemm = rapidllm(kPredict + " --set model_param.hidden_dim=2000000000 --set model_param.attention.num_heads=1");
+  EXPECT_EQ(gemm.exit_code, 1);
+  EXPECT_THAT(gemm.err, HasSubstr("past the tile model's 2^31 - 1 per dimension"));
+  EXPECT_TRUE(gemm.out.empty());
+}
+
 TEST(ReliabilityCli, ALeftOutNcclProtocolIsSaid) {
   // The shipped H100 with its NVLink LL128 block deleted.
   std::string yaml = rapidllm::testing::slurp(RAPIDLLM_SOURCE_DIR "/configs/hardware/H100_SXM5_80GB.yaml");
