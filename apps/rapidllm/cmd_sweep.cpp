@@ -153,7 +153,10 @@ SweepVary parse_vary(const std::string& text) {
     n = std::stoi(text.substr(colon + 1));
   } catch (const std::exception&) {
   }
-  if (n < 1) bad("--vary", fmt::format("'{}': the point count must be an integer >= 1", text), "");
+  if (n < 1 || n > kMaxSweepVariants) {
+    bad("--vary", fmt::format("'{}': the point count must be an integer from 1 to {}", text, kMaxSweepVariants),
+        "a sweep loads at most that many variants of the hardware/model");
+  }
   SweepVary v{key, {}};
   for (int i = 0; i < n; ++i) {
     const double x = n == 1 ? lo : lo + (hi - lo) * i / (n - 1);

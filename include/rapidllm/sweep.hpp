@@ -56,6 +56,10 @@ struct SweepAxes {
   std::vector<ActivationRecompute> recompute;
 };
 
+// The most hardware/model variants (the product of the vary lists) one sweep loads: each is
+// a whole loaded scenario held for the run.
+inline constexpr std::int64_t kMaxSweepVariants = 100'000;
+
 // One swept config key: its override values ("key=value" texts as for --set).
 struct SweepVary {
   std::string key;

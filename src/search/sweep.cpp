@@ -196,6 +196,14 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
   }
   SweepResult out;
   for (const SweepVary& v : options.vary) out.varied_keys.push_back(v.key);
+  double variant_count = 1.0;
+  for (const SweepVary& v : options.vary) variant_count *= static_cast<double>(v.values.size());
+  if (variant_count > static_cast<double>(kMaxSweepVariants)) {
+    throw ConfigError(SourceLocation{}, "--vary",
+                      fmt::format("{:.4g} hardware/model variants, more than the {} a sweep loads", variant_count,
+                                  kMaxSweepVariants),
+                      "fewer points per --vary range, or several sweeps over parts of it");
+  }
   std::vector<Variant> variants;
   // first[v]: the index of variant v's first point.
   std::vector<std::int64_t> first{0};

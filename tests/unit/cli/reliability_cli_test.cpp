@@ -148,6 +148,18 @@ TEST(ReliabilityCli, TokenCountsPastTheModelsIntegersAreRefused) {
   EXPECT_TRUE(gemm.out.empty());
 }
 
+TEST(ReliabilityCli, ASweepPastItsVariantBoundIsRefusedBeforeLoading) {
+  const std::string sweep =
+      "sweep --hardware configs/hardware/H100_SXM5_80GB.yaml --model configs/models/llama3.1-8b.yaml --gpus 16 ";
+  const CliRun one = rapidllm(sweep + "--vary tech_param.DRAM.bandwidth=1e12..2e12:1000000000");
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_THAT(one.err, HasSubstr("the point count must be an integer from 1 to 100000"));
+  const CliRun crossed =
+      rapidllm(sweep + "--vary tech_param.DRAM.bandwidth=1e12..2e12:1000 --vary tech_param.core.util=0.1..0.9:1000");
+  EXPECT_EQ(crossed.exit_code, 2);
+  EXPECT_THAT(crossed.err, HasSubstr("1e+06 hardware/model variants, more than the 100000 a sweep loads"));
+}
+
 TEST(ReliabilityCli, ALeftOutNcclProtocolIsSaid) {
   // The shipped H100 with its NVLink LL128 block deleted.
   std::string yaml = rapidllm::testing::slurp(RAPIDLLM_SOURCE_DIR "/configs/hardware/H100_SXM5_80GB.yaml");
