@@ -35,16 +35,18 @@ constexpr double kBytesPerUsageLink = 28.0;  // a usage's link id + weight, the 
 constexpr double kBytesPerNeighbor = 8.0;    // one neighbor-list pointer
 // ns-3: one segment of the tool's TCP (tools/ns3), and scheduler events per packet per hop
 // (enqueue, dequeue, transmit, receive) plus the delayed acknowledgement's share back.
-// Measured (8 ranks on a switch, ring all-reduce of 4, 16 and 64 MiB): 1.18x fewer real events
-// than this estimate; an event costs about 25 flow units of wall time while a connection's
-// send buffer holds few segments, and grows with their square past ~150 (TCP buffer
-// bookkeeping: 16 MiB took 1.8 s, 64 MiB 69 s for 3.7x the events); memory is about 10x the
-// bytes one step puts in flight (16 MiB: 148 MB; 256 MiB: 2.7 GB).
+// Measured on the H100 config's 8-GPU NVSwitch, all-reduce of 4 MiB (NVLS: one step of 16
+// pairs), 16 MiB (ring: 14 steps of 8 pairs) and 64 MiB (NVLS): 1.18x fewer real events than
+// this estimate; an event costs about 25 flow units of wall time (5 us) while a pair's message
+// is short, and more once it nears the 64 MiB socket buffers (64 MiB NVLS, 84 MB a pair: 10x;
+// modelled as 1 + (segments of a pair's step / 3000)^2: 16 MiB ring 1.6 s estimated, 1.8 s
+// measured; 64 MiB 72 s, 69 s); memory is about 0.6x the bytes all steps send (16 MiB ring:
+// 148 MB; 256 MiB NVLS: 2.7 GB).
 constexpr double kNs3Segment = 8948.0;
 constexpr double kNs3EventsPerPacketHop = 6.0;
 constexpr double kNs3UnitsPerEvent = 25.0;
-constexpr double kNs3BufferedSegments = 150.0;
-constexpr double kNs3BytesPerStepByte = 10.0;
+constexpr double kNs3BufferedSegments = 3000.0;
+constexpr double kNs3BytesPerWireByte = 0.6;
 constexpr double kNs3BaseBytes = 20e6;
 
 bool is_torus(TopologyType t) { return t == TopologyType::torus2d || t == TopologyType::mesh2d; }
@@ -95,14 +97,12 @@ struct Steps {
   double groups = 0.0;
   double segments = 0.0;       // ns-3: segments of every member pair and step
   double segment_cost = 0.0;   // ns-3: the same, each weighted by its step's buffer cost
-  double max_step_wire = 0.0;  // ns-3: bytes one step puts in flight
 
   void ns3(double count, double pairs, double bytes) {
     const double segs = std::ceil(bytes / kNs3Segment);
     const double buffered = segs / kNs3BufferedSegments;
     segments += count * pairs * segs;
     segment_cost += count * pairs * segs * (1.0 + buffered * buffered);
-    max_step_wire = std::max(max_step_wire, pairs * bytes);
   }
 
   void step(double pairs, double bytes, bool new_set, double group_count, double members) {
@@ -331,7 +331,7 @@ WorkEstimate estimate_collective_work(CollectiveOp op, double bytes, const std::
   Steps all;
   double rate_computations = 0.0;
   std::map<const NetworkDimension*, double> sets_on, links_on;  // per dimension: distinct PairSets, links each touches
-  double hop_segments = 0.0, hop_cost = 0.0, in_flight = 0.0;  // ns-3
+  double hop_segments = 0.0, hop_cost = 0.0;  // ns-3
   for (const Phase& p : phases) {
     const NetworkDimension& dim = *p.span->dimension;
     if (p.ranks < 2) continue;
@@ -350,7 +350,6 @@ WorkEstimate estimate_collective_work(CollectiveOp op, double bytes, const std::
     if (s.pairsets > 0.0) links_on[&dim] = std::max(links_on[&dim], std::min(dim_links, hops * s.routed / s.pairsets));
     hop_segments += chunks * s.segments * hops;
     hop_cost += chunks * s.segment_cost * hops;
-    in_flight = std::max(in_flight, s.max_step_wire * active);
     all.steps += chunks * s.steps;
     all.pairsets += chunks * s.pairsets;
     all.routed += chunks * s.routed;
@@ -374,7 +373,7 @@ WorkEstimate estimate_collective_work(CollectiveOp op, double bytes, const std::
   e.packets = std::ceil(all.wire / kNs3Segment);
   e.ns3_events = hop_segments * kNs3EventsPerPacketHop;
   e.ns3_work = hop_cost * kNs3EventsPerPacketHop * kNs3UnitsPerEvent;
-  e.ns3_memory_bytes = kNs3BaseBytes + kNs3BytesPerStepByte * in_flight;
+  e.ns3_memory_bytes = kNs3BaseBytes + kNs3BytesPerWireByte * all.wire;
   e.memory_bytes = e.transfers * kBytesPerTransfer + all.groups_members * kBytesPerMember +
                    all.groups * kBytesPerGroup + usage_link_bytes;
   return e;
@@ -390,7 +389,7 @@ WorkEstimate estimate_messages_work(double pairs, double bytes, double hops) {
   e.ns3_events = e.packets * hops * kNs3EventsPerPacketHop;
   const double buffered = std::ceil(bytes / kNs3Segment) / kNs3BufferedSegments;
   e.ns3_work = e.ns3_events * kNs3UnitsPerEvent * (1.0 + buffered * buffered);
-  e.ns3_memory_bytes = kNs3BaseBytes + kNs3BytesPerStepByte * pairs * bytes;
+  e.ns3_memory_bytes = kNs3BaseBytes + kNs3BytesPerWireByte * pairs * bytes;
   e.memory_bytes = kBytesPerTransfer + pairs * (2.0 * kBytesPerMember + kBytesPerGroup) +
                    pairs * hops * kBytesPerUsageLink;
   return e;
