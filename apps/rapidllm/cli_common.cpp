@@ -19,7 +19,8 @@ void add_max_events_option(CLI::App& command, std::string& max_events) {
   command.add_option("--max-events", max_events,
                      "most work one flow or ns-3 simulation may take, estimated before it starts (default 3e7 events, "
                      "about 5-10 s of flow simulation on one core; a bigger one is refused with the estimate, exit 2); "
-                     "same as --set execution_backend.astra.max_events=N");
+                     "same as --set execution_backend.astra.max_events=N")
+      ->type_name("N");
 }
 
 void apply_max_events(const std::string& max_events, std::vector<std::string>& sets) {
