@@ -21,6 +21,18 @@ void add_set_option(CLI::App& command, std::vector<std::string>& sets) {
   command.add_option("--set", sets, "override a config key: a.b.c=value (repeatable)")->allow_extra_args(false);
 }
 
+void add_max_events_option(CLI::App& command, std::string& max_events) {
+  command.add_option("--max-events", max_events,
+                     "most work one flow or ns-3 simulation may take, estimated before it starts (default 3e7 events, "
+                     "about 5-10 s of flow simulation on one core; a bigger one is refused with the estimate, exit 2); "
+                     "same as --set execution_backend.astra.max_events=N")
+      ->type_name("N");
+}
+
+void apply_max_events(const std::string& max_events, std::vector<std::string>& sets) {
+  if (!max_events.empty()) sets.push_back("execution_backend.astra.max_events=" + max_events);
+}
+
 OutputFormat format_of(const OutputOptions& options) { return *parse_output_format(options.format); }
 
 void write_prediction(const Scenario& scenario, const OutputOptions& output, const StepExports& exports,

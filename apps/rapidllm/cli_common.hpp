@@ -17,6 +17,11 @@ struct OutputOptions {
 
 void add_output_options(CLI::App& command, OutputOptions& options);
 void add_set_option(CLI::App& command, std::vector<std::string>& sets);
+// --max-events N: the work limit of flow and ns-3 simulations, passed on as the override
+// execution_backend.astra.max_events=N (so it is checked like the config key). Call after
+// parsing, before loading the hardware.
+void add_max_events_option(CLI::App& command, std::string& max_events);
+void apply_max_events(const std::string& max_events, std::vector<std::string>& sets);
 
 [[nodiscard]] OutputFormat format_of(const OutputOptions& options);
 

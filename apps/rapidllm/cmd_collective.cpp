@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
+#include "progress_bar.hpp"
 #include "rapidllm/config.hpp"
 #include "rapidllm/network_backend.hpp"
 #include "rapidllm/predict.hpp"
@@ -21,6 +22,7 @@ struct CollectiveOptions {
   std::string dimension;
   std::string backend = "analytical";
   std::vector<std::string> sets;
+  std::string max_events;
   OutputOptions output;
 };
 }  // namespace
@@ -40,12 +42,14 @@ void add_collective_command(CLI::App& app) {
       ->check(CLI::IsMember(enum_names(NetworkBackend::analytical, NetworkBackend::ns3)))
       ->capture_default_str();
   add_set_option(*cmd, o->sets);
+  add_max_events_option(*cmd, o->max_events);
   add_output_options(*cmd, o->output);
   cmd->callback([o] {
     auto bytes = parse_size_bytes(o->bytes);
     if (!bytes) {
       throw CLI::ValidationError("--bytes", fmt::format("'{}' is not a size; write e.g. 1GiB, 64MiB or 1e9", o->bytes));
     }
+    apply_max_events(o->max_events, o->sets);
     const HardwareSpec hw = load_hardware(o->hardware, o->sets);
     // The IsMember checks above admit only names these parse.
     const CollectiveRequest request{
@@ -54,7 +58,7 @@ void add_collective_command(CLI::App& app) {
         .ranks = o->ranks,
         .dimension = o->dimension.empty() ? std::nullopt : std::optional<std::string>(o->dimension),
         .backend = *parse_network_backend(o->backend)};
-    const CollectiveEstimate estimate = run_collective(hw, request);
+    const CollectiveEstimate estimate = run_collective(hw, request, progress_bar("", kProgressDelayS));
     write_output(render_collective(estimate, request, hw, format_of(o->output)), o->output.path);
   });
 }

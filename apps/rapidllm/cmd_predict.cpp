@@ -12,6 +12,7 @@ struct PredictCommandOptions {
   std::string hardware;
   std::string model;
   std::vector<std::string> sets;
+  std::string max_events;
   OutputOptions output;
   StepExports exports;
   bool fail_if_oom = false;
@@ -24,6 +25,7 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--hardware", options->hardware, "hardware YAML (RAPID-LLM schema)")->required();
   cmd->add_option("--model", options->model, "model YAML (RAPID-LLM schema)")->required();
   add_set_option(*cmd, options->sets);
+  add_max_events_option(*cmd, options->max_events);
   add_output_options(*cmd, options->output);
   cmd->add_option("--trace", options->exports.trace_file,
                   "write the simulated step as a Chrome/Perfetto trace (JSON; open in ui.perfetto.dev); needs "
@@ -34,6 +36,7 @@ void add_predict_command(CLI::App& app) {
   cmd->add_flag("--fail-if-oom", options->fail_if_oom,
                "exit 1 (after writing the report) when the workload does not fit in GPU memory; without it, a warning");
   cmd->callback([options] {
+    apply_max_events(options->max_events, options->sets);
     write_prediction(load_scenario(options->hardware, options->model, options->sets), options->output,
                      options->exports, options->fail_if_oom);
   });

@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_common.hpp"
+#include "progress_bar.hpp"
 #ifdef RAPIDLLM_WITH_MPI
 #include "sweep_mpi.hpp"
 #endif
@@ -204,19 +205,11 @@ std::vector<SweepPoint> read_resume(const std::string& path, const std::vector<s
   return points;
 }
 
-// A one-line progress bar on a terminal; nothing when stderr is not one.
-std::function<void(std::int64_t, std::int64_t)> progress_bar() {
-  if (isatty(STDERR_FILENO) == 0) return {};
-  const auto start = std::chrono::steady_clock::now();
-  return [start](std::int64_t done, std::int64_t total) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double rate = s > 0 ? static_cast<double>(done) / s : 0.0;
-    const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
-    const int filled = total > 0 ? static_cast<int>(30 * done / total) : 30;
-    std::cerr << fmt::format("\r[{:<30}] {:>3}% {}/{} points, {:.0f}/s, ETA {:.0f} s ", std::string(filled, '#'),
-                             total > 0 ? 100 * done / total : 100, done, total, rate, eta)
-              << (done == total ? "\n" : "") << std::flush;
-  };
+// The shared bar (progress_bar.hpp) counting points, shown once a sweep has run 2 s.
+std::function<void(std::int64_t, std::int64_t)> sweep_progress() {
+  auto bar = progress_bar("points", kProgressDelayS);
+  if (!bar) return {};
+  return [bar](std::int64_t done, std::int64_t total) { bar(static_cast<double>(done), static_cast<double>(total)); };
 }
 
 }  // namespace
@@ -253,7 +246,7 @@ void add_sweep_command(CLI::App& app) {
     if (!o->resume.empty()) o->sweep.known = read_resume(o->resume, keys);
     o->sweep.max_ttft_s = o->max_ttft_s;
     o->sweep.max_tpot_s = o->max_tpot_s;
-    o->sweep.progress = progress_bar();
+    o->sweep.progress = sweep_progress();
     const OutputFormat format = format_of(o->output);
 #ifdef RAPIDLLM_WITH_MPI
     if (mpi_ranks() > 1) {

@@ -246,6 +246,10 @@ struct ExecutionBackendSpec {
   int active_chunks_per_dimension = 1;
   int preferred_dataset_splits = 1;
   std::string collective_arbitration;
+  // [rapidllm] The most work one flow or ns-3 simulation may take (events and member paths
+  // routed, as network/work_estimate.hpp counts them): past it the simulation is refused
+  // before it starts (ConfigError), not run for hours. The CLI's --max-events sets it.
+  double max_events = 3e7;
 
   friend bool operator==(const ExecutionBackendSpec&, const ExecutionBackendSpec&) = default;
 };

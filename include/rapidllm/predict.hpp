@@ -4,6 +4,7 @@
 // status `infeasible`, not as an exception: a sweep or a validation table keeps it as a row.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,8 +87,16 @@ struct CollectiveRequest {
   NetworkBackend backend = NetworkBackend::analytical;
 };
 
+// How far a flow or ns-3 simulation has got: done of total, in the units of its work estimate
+// (ns-3: bytes delivered), every few thousand units.
+using SimulationProgress = std::function<void(double done, double total)>;
+
 // One collective on the hardware's network (nccl-tests size, algbw, busbw). Throws
-// InfeasibleError when the ranks do not fit the network or do not divide evenly over it.
-[[nodiscard]] CollectiveEstimate run_collective(const HardwareSpec& hardware, const CollectiveRequest& request);
+// InfeasibleError when the ranks do not fit the network or do not divide evenly over it, and
+// ConfigError when a flow or ns3 simulation would pass hardware.execution.max_events or this
+// machine's memory (estimated before anything is built; the message gives the estimate).
+// `progress` (may be empty) hears how far a flow or ns3 simulation has got.
+[[nodiscard]] CollectiveEstimate run_collective(const HardwareSpec& hardware, const CollectiveRequest& request,
+                                                const SimulationProgress& progress = {});
 
 }  // namespace rapidllm

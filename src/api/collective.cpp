@@ -5,11 +5,14 @@
 
 namespace rapidllm {
 
-CollectiveEstimate run_collective(const HardwareSpec& hardware, const CollectiveRequest& request) {
+CollectiveEstimate run_collective(const HardwareSpec& hardware, const CollectiveRequest& request,
+                                  const SimulationProgress& progress) {
   const auto spans = parallel::lay_out_ranks(hardware.network, request.ranks, request.dimension);
   detail::note_network_settings(hardware, request.backend != NetworkBackend::analytical);
+  network::BackendOptions options;
+  options.progress = progress;
   return network::run_collective(request.backend, request.op, request.bytes, spans, hardware.network,
-                                 hardware.execution);
+                                 hardware.execution, options);
 }
 
 }  // namespace rapidllm

@@ -361,6 +361,7 @@ ExecutionBackendSpec read_execution(const Cursor& e) {
   out.active_chunks_per_dimension = sys.child("active_chunks_per_dimension").small_integer();
   out.preferred_dataset_splits = sys.child("preferred_dataset_splits").small_integer();
   out.collective_arbitration = sys.child("collective_arbitration").string();
+  out.max_events = astra.child("max_events").real();
   return out;
 }
 

@@ -269,6 +269,12 @@ std::vector<Setting> hardware_settings() {
        "chunks a collective is split into", {}, 1, 1e6},
       {"execution_backend.astra.sys_options.collective_arbitration", H, ValueKind::string, "", "\"\"",
        "how concurrent collectives share a dimension"},
+      {"execution_backend.astra.max_events", H, ValueKind::real, "events", "3e7",
+       "[rapidllm] the most work one flow or ns-3 simulation may take, estimated before it starts (flow: engine "
+       "events + member paths routed + 12 per topology link, about 5e6 per second on one core; ns3: packet-level "
+       "events): a bigger one is refused (exit 2) instead of running for minutes or hours "
+       "(docs/network-simulator.md, 'Work limits')",
+       {}, 1.0, 1e18},
 
       {"inference.kvcache_type", H, ValueKind::choice, "", "hbm_only", "where the KV cache lives", {"hbm_only"}},
   };

@@ -27,7 +27,7 @@ namespace rapidllm::network {
 CollectiveEstimate run_collective(NetworkBackend backend, CollectiveOp op, double bytes,
                                   const std::vector<GroupSpan>& group, const NetworkSpec& network,
                                   const ExecutionBackendSpec& exec, const BackendOptions& options) {
-  return make_network(backend, network, exec, options.ns3_executable)->collective(op, bytes, group);
+  return make_network(backend, network, exec, options.ns3_executable, options.progress)->collective(op, bytes, group);
 }
 
 }  // namespace rapidllm::network

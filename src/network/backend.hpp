@@ -9,6 +9,7 @@
 #include "rapidllm/collective.hpp"
 #include "rapidllm/hardware_spec.hpp"
 #include "rapidllm/network_backend.hpp"
+#include "network/work_meter.hpp"
 
 namespace rapidllm::network {
 
@@ -16,6 +17,8 @@ struct BackendOptions {
   // ns3 only: the rapidllm-ns3 executable; empty = ns3_executable() (env RAPIDLLM_NS3, else
   // the one built with rapidllm).
   std::string ns3_executable;
+  // Hears how far a flow or ns-3 simulation has got (a progress bar); empty = nobody.
+  ProgressFn progress;
 };
 
 // One collective over `group` (spans innermost first, as parallel::lay_out_ranks gives them)

@@ -8,6 +8,7 @@
 #include "network/flow_engine.hpp"
 #include "network/flow_simulator.hpp"
 #include "network/routing.hpp"
+#include "network/work_estimate.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::network {
@@ -49,6 +50,14 @@ CollectiveEstimate estimate_of(CollectiveOp op, double bytes, int ranks, const F
   return e;
 }
 
+// The whole cluster's topology, once its memory is known to fit (the links of 2^28 GPUs do not).
+std::vector<GroupSpan> checked_cluster(const NetworkSpec& network, const ExecutionBackendSpec& exec,
+                                       const std::vector<long long>& capacities, long long gpus) {
+  auto spans = whole_cluster(network, capacities, gpus);
+  check_work(topology_work(spans), NetworkBackend::flow, exec.max_events, fmt::format("the cluster network of {} GPUs", gpus));
+  return spans;
+}
+
 }  // namespace
 
 void check_cluster_faults(const NetworkSpec& network, const std::vector<long long>& capacities, long long gpus) {
@@ -62,7 +71,7 @@ void check_cluster_faults(const NetworkSpec& network, const std::vector<long lon
 ClusterNetwork::ClusterNetwork(const NetworkSpec& network, const ExecutionBackendSpec& exec,
                                const std::vector<long long>& capacities, long long gpus, Sharing sharing)
     : exec_(exec),
-      topology_((check_cluster_faults(network, capacities, gpus), whole_cluster(network, capacities, gpus)),
+      topology_((check_cluster_faults(network, capacities, gpus), checked_cluster(network, exec, capacities, gpus)),
                 network.faulty_links),
       sharing_(sharing) {
   simulator_ = std::make_unique<FlowSimulator>(topology_);
@@ -97,6 +106,18 @@ GroupInstance ClusterNetwork::first_instance(const std::vector<GroupSpan>& spans
 }
 
 void ClusterNetwork::plan_collective(FlowPlan& plan, CollectiveOp op, double bytes, const GroupInstance& g) const {
+  // Refused before the plan is built when it would pass execution_backend.astra.max_events.
+  std::vector<SpanShape> shape;
+  long long ranks = 1;
+  for (const auto& span : g.spans) {
+    const std::size_t d = dimension_index(*span.dimension);
+    shape.push_back(SpanShape{span.dimension, span.ranks, span.ranks == topology_.dimensions()[d].ranks});
+    ranks *= span.ranks;
+  }
+  check_work(estimate_collective_work(op, bytes, shape, static_cast<long long>(g.lanes.size()), exec_),
+             NetworkBackend::flow, exec_.max_events,
+             fmt::format("{} of {} B over {} ranks x {} lanes (execution_backend.astra.mode {})", to_string(op), bytes,
+                         ranks, g.lanes.size(), to_string(exec_.mode)));
   ClusterGroup cg;
   for (const auto& span : g.spans) cg.spans.push_back(ClusterSpan{dimension_index(*span.dimension), span.ranks});
   cg.lanes = g.lanes;
@@ -124,6 +145,7 @@ double ClusterNetwork::messages_alone_s(std::size_t dimension, const std::vector
   auto key = std::make_tuple(dimension, bytes, pairs);
   if (auto it = messages_.find(key); it != messages_.end()) return it->second;
   FlowPlan plan;
+  check_messages(pairs.size(), bytes);
   (void)add_messages(plan, topology_, dimension, pairs, bytes, exec_);
   const double t = simulator_->run(plan).time_s;
   ++isolated_runs_;
@@ -138,9 +160,22 @@ double ClusterNetwork::message_s(const NetworkDimension& dimension, double bytes
   return messages_alone_s(d, {{0, dim.stride}}, bytes);
 }
 
+void ClusterNetwork::check_messages(std::size_t pairs, double bytes) const {
+  check_work(estimate_messages_work(static_cast<double>(pairs), bytes, 2.0), NetworkBackend::flow, exec_.max_events,
+             fmt::format("{} messages of {} B", pairs, bytes));
+}
+
 void ClusterNetwork::plan_job(const std::vector<GroupInstance>& instances,
                               const std::vector<std::pair<int, int>>& messages) {
-  // Every link each instance's member pairs can use, and how many instances use it.
+  // Every link each instance's member pairs can use, and how many instances use it: every
+  // ordered member pair of every lane is routed, so count them against the limit first.
+  WorkEstimate footprint_work;
+  for (const auto& g : instances) {
+    for (const auto& lane : g.lanes) footprint_work.flows += static_cast<double>(lane.size()) * static_cast<double>(lane.size());
+  }
+  footprint_work.flows += static_cast<double>(messages.size());
+  check_work(footprint_work, NetworkBackend::flow, exec_.max_events,
+             fmt::format("the link footprints of {} communicator instances", instances.size()));
   Router router(topology_);
   std::vector<int> owners(topology_.links().size(), 0);
   std::vector<std::vector<int>> footprints;
@@ -242,6 +277,7 @@ void ClusterNetwork::submit_messages(double start_s, const NetworkDimension& dim
   auto it = shared_messages_.find(key);
   if (it == shared_messages_.end()) {
     FlowPlan plan;
+    check_messages(pairs.size(), bytes);
     (void)add_messages(plan, topology_, d, pairs, bytes, exec_);
     it = shared_messages_.emplace(std::move(key), std::move(plan)).first;
   }

@@ -72,6 +72,7 @@ class ClusterNetwork final : public QueuedNetwork {
   [[nodiscard]] bool runs_alone(const Lanes& lanes) const;
   void plan_collective(FlowPlan& plan, CollectiveOp op, double bytes, const GroupInstance& g) const;
   void submit_shared(double start_s, FlowPlan plan, Done done);
+  void check_messages(std::size_t pairs, double bytes) const;
   double messages_alone_s(std::size_t dimension, const std::vector<std::pair<int, int>>& pairs, double bytes);
 
   const ExecutionBackendSpec& exec_;

@@ -103,6 +103,10 @@ void FlowEngine::advance() {
   }
   recompute(now);
   drop_stale_drains();
+  if (meter_ != nullptr) {
+    meter_->add(static_cast<double>(events_ - metered_events_));
+    metered_events_ = events_;
+  }
   std::vector<int> finished;
   finished.swap(finished_);
   for (int sub : finished) finish(sub, now);

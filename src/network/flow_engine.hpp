@@ -18,6 +18,7 @@
 #include "network/flow_rates.hpp"
 #include "network/flow_usage.hpp"
 #include "network/topology.hpp"
+#include "network/work_meter.hpp"
 
 namespace rapidllm::network {
 
@@ -40,6 +41,12 @@ class FlowEngine {
   // Processes every event at next_event_s(), recomputes rates once, then calls the done
   // callbacks of the submissions that finished (a callback may submit more).
   void advance();
+
+  // Counts events, member paths routed and neighbors found into `meter` (nullptr: none).
+  void set_meter(WorkMeter* meter) {
+    meter_ = meter;
+    usages_.set_meter(meter);
+  }
 
   [[nodiscard]] std::size_t events() const { return events_; }  // transfer starts, drains, completions
   [[nodiscard]] std::size_t rate_computations() const { return rate_computations_; }  // slot rates set
@@ -106,6 +113,8 @@ class FlowEngine {
   std::vector<Usage*> component_, stack_;
   std::vector<double> rates_;
 
+  WorkMeter* meter_ = nullptr;
+  std::size_t metered_events_ = 0;
   std::size_t events_ = 0;
   std::size_t rate_computations_ = 0;
   std::size_t transfers_run_ = 0;

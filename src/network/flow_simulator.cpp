@@ -22,6 +22,7 @@ SimulationResult FlowSimulator::run(const FlowPlan& plan, const SimulationOption
   }
 
   FlowEngine engine(topo_);
+  engine.set_meter(options.meter);
   engine.submit(0.0, plan, nullptr, [&](int transfer, double start_s, double end_s) {
     const auto ti = static_cast<std::size_t>(transfer);
     res.transfer_start_s[ti] = start_s;

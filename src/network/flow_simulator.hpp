@@ -7,12 +7,15 @@
 
 #include "network/flow_plan.hpp"
 #include "network/topology.hpp"
+#include "network/work_meter.hpp"
 
 namespace rapidllm::network {
 
 struct SimulationOptions {
   // Count the bytes every node sends and receives (costs one pass over every member pair).
   bool track_node_bytes = false;
+  // Counts the run's work (events, member paths routed) for a progress bar; nullptr: none.
+  WorkMeter* meter = nullptr;
 };
 
 struct SimulationResult {

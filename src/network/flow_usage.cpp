@@ -26,6 +26,7 @@ Usage& UsageTable::of(const std::shared_ptr<const PairSet>& pairs) {
   try {
     pairs->for_each([&](int src, int dst) {
       path.clear();
+      if (meter_ != nullptr) meter_->add(1.0);
       latency = std::max(latency, router_.route(src, dst, path));
       for (const auto& ls : path) {
         if (acc_[static_cast<std::size_t>(ls.link)] == 0.0) touched.push_back(ls.link);
@@ -55,6 +56,7 @@ Usage& UsageTable::of(const std::shared_ptr<const PairSet>& pairs) {
   std::sort(u.neighbors.begin(), u.neighbors.end());
   u.neighbors.erase(std::unique(u.neighbors.begin(), u.neighbors.end()), u.neighbors.end());
   for (Usage* v : u.neighbors) v->neighbors.push_back(&u);
+  if (meter_ != nullptr) meter_->add(static_cast<double>(u.neighbors.size() * std::max<std::size_t>(1, touched.size())));
   u.members = static_cast<double>(pairs->size());
   return u;
 }

@@ -12,6 +12,7 @@
 #include "network/flow_plan.hpp"
 #include "network/routing.hpp"
 #include "network/topology.hpp"
+#include "network/work_meter.hpp"
 
 namespace rapidllm::network {
 
@@ -42,6 +43,8 @@ class UsageTable {
   Usage& of(const std::shared_ptr<const PairSet>& pairs);
   // Forgets the usage of `pairs` once nobody but the table holds it (no plan, no slot).
   void release(const PairSet* pairs);
+  // Counts every member path routed and neighbor found (nullptr: nothing counted).
+  void set_meter(WorkMeter* meter) { meter_ = meter; }
 
  private:
   struct Entry {
@@ -54,6 +57,7 @@ class UsageTable {
   std::unordered_map<const PairSet*, Entry> entries_;
   std::vector<std::vector<Usage*>> users_;  // per link: the usages in the table crossing it
   std::vector<double> acc_;                 // per link, while routing one PairSet
+  WorkMeter* meter_ = nullptr;
 };
 
 }  // namespace rapidllm::network

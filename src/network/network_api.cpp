@@ -12,6 +12,7 @@
 #include "network/ns3_backend.hpp"
 #include "network/queued_network.hpp"
 #include "network/topology.hpp"
+#include "network/work_estimate.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::network {
@@ -35,8 +36,13 @@ class AnalyticalNetwork final : public QueuedNetwork {
 // Flow-level or packet-level simulation of each collective on its group's topology.
 class SimulatedNetwork final : public QueuedNetwork {
  public:
-  SimulatedNetwork(const NetworkSpec& network, const ExecutionBackendSpec& exec, bool ns3, std::string executable)
-      : network_(network), exec_(exec), ns3_(ns3), executable_(std::move(executable)) {}
+  SimulatedNetwork(const NetworkSpec& network, const ExecutionBackendSpec& exec, bool ns3, std::string executable,
+                   ProgressFn progress)
+      : network_(network),
+        exec_(exec),
+        ns3_(ns3),
+        executable_(std::move(executable)),
+        progress_(std::move(progress)) {}
 
   CollectiveEstimate collective(CollectiveOp op, double bytes, const std::vector<GroupSpan>& group) override {
     if (group.empty()) throw InfeasibleError("collective group spans no network dimension");
@@ -44,18 +50,23 @@ class SimulatedNetwork final : public QueuedNetwork {
     Key key{op, bytes, {}};
     for (const auto& s : group) key.group.emplace_back(s.dimension, s.ranks);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    const double work = check_before_building(op, bytes, group);
     const Topology topology(group, network_.faulty_links);
     FlowPlan plan;
     add_collective(plan, topology, op, bytes, exec_);
     double time_s = 0.0;
     std::vector<double> phase_times;
     if (ns3_) {
-      const Ns3Result r = run_ns3(topology, plan, executable_);
+      const Ns3Result r = run_ns3(topology, plan, executable_, progress_);
       time_s = r.time_s;
       phase_times = r.phase_time_s;
     } else {
       FlowSimulator sim(topology);
-      const SimulationResult r = sim.run(plan);
+      WorkMeter meter(progress_, work);
+      SimulationOptions options;
+      options.meter = &meter;
+      const SimulationResult r = sim.run(plan, options);
+      meter.finish();
       time_s = r.time_s;
       phase_times = r.phase_time_s;
     }
@@ -82,6 +93,23 @@ class SimulatedNetwork final : public QueuedNetwork {
   }
 
  private:
+  // Refuses (ConfigError) a simulation past exec.max_events or this machine's memory, from
+  // the group's shape alone: nothing of it is allocated yet. Returns its estimated work.
+  double check_before_building(CollectiveOp op, double bytes, const std::vector<GroupSpan>& group) const {
+    // The topology leaves out one-rank spans, and the plan its dimensions.
+    std::vector<SpanShape> shape;
+    long long ranks = 1;
+    for (const auto& s : group) {
+      ranks *= s.ranks;
+      if (s.ranks > 1) shape.push_back(SpanShape{s.dimension, s.ranks, true});
+    }
+    WorkEstimate w = estimate_collective_work(op, bytes, shape, 1, exec_);
+    w += topology_work(group);
+    const NetworkBackend backend = ns3_ ? NetworkBackend::ns3 : NetworkBackend::flow;
+    check_work(w, backend, exec_.max_events, fmt::format("{} of {} B over {} ranks", to_string(op), bytes, ranks));
+    return w.work(backend);
+  }
+
   struct Key {
     CollectiveOp op;
     double bytes;
@@ -93,17 +121,21 @@ class SimulatedNetwork final : public QueuedNetwork {
   const ExecutionBackendSpec& exec_;
   bool ns3_;
   std::string executable_;
+  ProgressFn progress_;
   std::map<Key, CollectiveEstimate> cache_;
 };
 
 }  // namespace
 
 std::unique_ptr<NetworkApi> make_network(NetworkBackend backend, const NetworkSpec& network,
-                                         const ExecutionBackendSpec& exec, std::string ns3_executable) {
+                                         const ExecutionBackendSpec& exec, std::string ns3_executable,
+                                         ProgressFn progress) {
   switch (backend) {
     case NetworkBackend::analytical: break;
-    case NetworkBackend::flow: return std::make_unique<SimulatedNetwork>(network, exec, false, "");
-    case NetworkBackend::ns3: return std::make_unique<SimulatedNetwork>(network, exec, true, std::move(ns3_executable));
+    case NetworkBackend::flow:
+      return std::make_unique<SimulatedNetwork>(network, exec, false, "", std::move(progress));
+    case NetworkBackend::ns3:
+      return std::make_unique<SimulatedNetwork>(network, exec, true, std::move(ns3_executable), std::move(progress));
   }
   return std::make_unique<AnalyticalNetwork>(exec);
 }

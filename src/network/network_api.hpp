@@ -16,6 +16,7 @@
 #include "rapidllm/collective.hpp"
 #include "rapidllm/hardware_spec.hpp"
 #include "rapidllm/network_backend.hpp"
+#include "network/work_meter.hpp"
 
 namespace rapidllm::network {
 
@@ -84,10 +85,12 @@ class NetworkApi {
 // `network.faulty_links`) on the topology of its group's dimensions; ns3: packet by packet
 // in the separate rapidllm-ns3 executable (`ns3_executable`, empty = ns3_executable()).
 // Simulated results are cached per (op, bytes, group); submissions complete after that
-// time: collectives in flight together do not yet share links.
+// time: collectives in flight together do not yet share links. A simulation whose estimated
+// work (work_estimate.hpp) passes exec.max_events or this machine's memory is refused with a
+// ConfigError before anything is built; `progress` hears how far each simulation has got.
 [[nodiscard]] std::unique_ptr<NetworkApi> make_network(NetworkBackend backend, const NetworkSpec& network,
                                                        const ExecutionBackendSpec& exec,
-                                                       std::string ns3_executable = "");
+                                                       std::string ns3_executable = "", ProgressFn progress = {});
 
 // Network energy of a collective, all ranks of the group: every rank takes part in each
 // phase, sending the phase's bus-factor share of that phase's buffer over its dimension.

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "network/ns3_process.hpp"
 #include "rapidllm/error.hpp"
 
 #ifndef RAPIDLLM_NS3_EXECUTABLE
@@ -52,32 +53,30 @@ void write_ns3_input(const Topology& topology, const FlowPlan& plan, std::ostrea
   out << "end\n";
 }
 
-Ns3Result run_ns3(const Topology& topology, const FlowPlan& plan, std::string executable) {
+Ns3Result run_ns3(const Topology& topology, const FlowPlan& plan, std::string executable, const ProgressFn& progress) {
   if (executable.empty()) executable = ns3_executable();
   if (executable.empty()) {
     throw Error(
         "the ns3 backend needs the rapidllm-ns3 executable, which was not built (ns-3 not found): install "
         "libns3-dev and libgsl-dev (scripts/install-deps.sh) and rebuild, or set RAPIDLLM_NS3");
   }
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path();
-  const std::string stem = fmt::format("rapidllm-ns3-{}-{}", ::getpid(), reinterpret_cast<std::uintptr_t>(&plan));
-  const fs::path input = dir / (stem + ".in");
-  const fs::path output = dir / (stem + ".out");
+  const ScratchFiles files(fmt::format("rapidllm-ns3-{}-{}", ::getpid(), reinterpret_cast<std::uintptr_t>(&plan)));
   {
-    std::ofstream f(input);
-    if (!f) throw Error(fmt::format("cannot write {}", input.string()));
+    std::ofstream f(files.input());
+    if (!f) throw Error(fmt::format("cannot write {}", files.input()));
     write_ns3_input(topology, plan, f);
+    if (!f.flush()) throw Error(fmt::format("cannot write {} (disk full?)", files.input()));
   }
-  const std::string cmd = fmt::format("'{}' '{}' > '{}' 2>&1", executable, input.string(), output.string());
-  const int rc = std::system(cmd.c_str());
-  std::ifstream in(output);
+  const ChildRun child = run_child(executable, files, progress);
   std::stringstream text;
-  text << in.rdbuf();
-  std::error_code ec;
-  fs::remove(input, ec);
-  fs::remove(output, ec);
-  if (rc != 0) throw Error(fmt::format("rapidllm-ns3 failed (status {}):\n{}", rc, text.str()));
+  {
+    std::ifstream in(files.output());
+    text << in.rdbuf();
+  }
+  if (child.exit_code != 0) {
+    throw Error(fmt::format("rapidllm-ns3 failed (exit status {}):\n{}{}", child.exit_code, text.str(),
+                            child.diagnostics));
+  }
 
   Ns3Result r;
   r.transfer_end_s.assign(plan.transfers.size(), 0.0);
@@ -101,9 +100,11 @@ Ns3Result run_ns3(const Topology& topology, const FlowPlan& plan, std::string ex
       have_time = true;
     } else if (key == "wall_s") {
       ls >> r.wall_s;
+    } else if (key == "events") {
+      ls >> r.events;
     }
   }
-  if (!have_time) throw Error(fmt::format("rapidllm-ns3 printed no result:\n{}", text.str()));
+  if (!have_time) throw Error(fmt::format("rapidllm-ns3 printed no result:\n{}{}", text.str(), child.diagnostics));
   r.job_time_s.assign(static_cast<std::size_t>(std::max(plan.jobs, 0)), 0.0);
   std::vector<double> first(plan.phases.size(), std::numeric_limits<double>::infinity());
   std::vector<double> last(plan.phases.size(), 0.0);

@@ -10,6 +10,7 @@
 
 #include "network/flow_plan.hpp"
 #include "network/topology.hpp"
+#include "network/work_meter.hpp"
 
 namespace rapidllm::network {
 
@@ -19,6 +20,7 @@ struct Ns3Result {
   std::vector<double> phase_time_s;
   std::vector<double> transfer_end_s;
   double wall_s = 0.0;  // wall time of the ns-3 run (the executable's own measurement)
+  double events = 0.0;  // ns-3 scheduler events executed (what work_estimate.hpp estimates)
 };
 
 // The rapidllm-ns3 executable: $RAPIDLLM_NS3 if set, else the one built with rapidllm if it
@@ -28,7 +30,10 @@ struct Ns3Result {
 // The plan in rapidllm-ns3's input format.
 void write_ns3_input(const Topology& topology, const FlowPlan& plan, std::ostream& out);
 
-// Runs the plan under ns-3. Throws Error when the executable is missing or fails.
-[[nodiscard]] Ns3Result run_ns3(const Topology& topology, const FlowPlan& plan, std::string executable = "");
+// Runs the plan under ns-3 (a child process; ns3_process.hpp: its temporary files are gone
+// afterwards, whatever happens). `progress` hears the bytes delivered out of the plan's.
+// Throws Error when the executable is missing or fails.
+[[nodiscard]] Ns3Result run_ns3(const Topology& topology, const FlowPlan& plan, std::string executable = "",
+                                const ProgressFn& progress = {});
 
 }  // namespace rapidllm::network

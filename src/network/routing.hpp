@@ -39,13 +39,19 @@ class Router {
 
   // routing_faults.cpp. A graph is the set of links routing may use: every link still up,
   // or (avoid_degraded) only the links with no fault at all.
+  // A Dijkstra search from one destination over reversed links, run only as far as the
+  // sources asked about need (see distances_to) and resumed when a farther one is asked.
+  struct Search {
+    std::vector<double> dist;                     // final for every settled node
+    std::vector<std::pair<double, int>> frontier;  // min-heap of (cost, node) still to settle
+  };
   struct Graph {
     bool avoid_degraded = false;
-    std::unordered_map<int, std::vector<double>> dist_cache;  // dst -> cost of every node's shortest path
-    std::vector<std::vector<int>> in_links;                // reverse adjacency, built on first need
+    std::unordered_map<int, Search> dist_cache;  // dst -> its search
+    std::vector<std::vector<int>> in_links;      // reverse adjacency, built on first need
   };
   [[nodiscard]] bool usable(const Link& l, const Graph& g) const;
-  const std::vector<double>& distances_to(Graph& g, int dst);
+  const std::vector<double>& distances_to(Graph& g, int dst, int src);
   [[nodiscard]] static double cost(const Link& l);
   double route_shortest(Graph& g, int src, int dst, std::vector<LinkShare>& out);
   double route_around_degraded(int src, int dst, std::vector<LinkShare>& out);

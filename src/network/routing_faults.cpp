@@ -44,26 +44,42 @@ bool Router::usable(const Link& l, const Graph& g) const {
   return l.capacity_bytes_per_s > 0.0 && !(g.avoid_degraded && l.degraded());
 }
 
-// Cost of every node's cheapest path to dst over g's links (Dijkstra from dst over reversed
-// links), cached per destination: a collective routes many sources to each destination.
-const std::vector<double>& Router::distances_to(Graph& g, int dst) {
-  if (auto it = g.dist_cache.find(dst); it != g.dist_cache.end()) return it->second;
-  if (g.in_links.empty()) {
-    g.in_links.resize(static_cast<std::size_t>(topo_.num_nodes()));
-    const auto& links = topo_.links();
-    for (std::size_t i = 0; i < links.size(); ++i) {
-      if (usable(links[i], g)) g.in_links[static_cast<std::size_t>(links[i].dst)].push_back(static_cast<int>(i));
+// Cost of the cheapest path to dst over g's links (Dijkstra from dst over reversed links),
+// settled as far as `src` needs: the search stops once src is settled (or nothing is left)
+// and is kept per destination, to be resumed for a farther source. A collective routes many
+// sources to each destination; with a fault anywhere every pair is routed here, and most of
+// them (a ring's neighbours) need only the few nodes around dst, where a search over the
+// whole graph per destination cost 100x the healthy run at 16k GPUs.
+// Exact: route_shortest reads dist[] only at src and at nodes cheaper than src (a shortest
+// path's nodes), all settled by then with the values the full search gives (the pops up to
+// that point are the same); a node not yet settled has a tentative cost >= src's, as it
+// would have in the full search, so it fails the same `dist < dist[u]` test.
+const std::vector<double>& Router::distances_to(Graph& g, int dst, int src) {
+  auto it = g.dist_cache.find(dst);
+  if (it == g.dist_cache.end()) {
+    if (g.in_links.empty()) {
+      g.in_links.resize(static_cast<std::size_t>(topo_.num_nodes()));
+      const auto& links = topo_.links();
+      for (std::size_t i = 0; i < links.size(); ++i) {
+        if (usable(links[i], g)) g.in_links[static_cast<std::size_t>(links[i].dst)].push_back(static_cast<int>(i));
+      }
     }
+    if (g.dist_cache.size() * static_cast<std::size_t>(topo_.num_nodes()) > kMaxCachedDistances) g.dist_cache.clear();
+    Search fresh;
+    fresh.dist.assign(static_cast<std::size_t>(topo_.num_nodes()), kUnreachable);
+    fresh.dist[static_cast<std::size_t>(dst)] = 0.0;
+    fresh.frontier.emplace_back(0.0, dst);
+    it = g.dist_cache.emplace(dst, std::move(fresh)).first;
   }
-  if (g.dist_cache.size() * static_cast<std::size_t>(topo_.num_nodes()) > kMaxCachedDistances) g.dist_cache.clear();
-  std::vector<double> dist(static_cast<std::size_t>(topo_.num_nodes()), kUnreachable);
-  using Entry = std::pair<double, int>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-  dist[static_cast<std::size_t>(dst)] = 0.0;
-  queue.emplace(0.0, dst);
-  while (!queue.empty()) {
-    const auto [d, v] = queue.top();
-    queue.pop();
+  Search& s = it->second;
+  std::vector<double>& dist = s.dist;
+  auto& queue = s.frontier;
+  const std::greater<> later;
+  // src is settled once every frontier entry costs more than it (its own entry popped).
+  while (!queue.empty() && !(queue.front().first > dist[static_cast<std::size_t>(src)])) {
+    std::pop_heap(queue.begin(), queue.end(), later);
+    const auto [d, v] = queue.back();
+    queue.pop_back();
     if (d > dist[static_cast<std::size_t>(v)]) continue;
     for (int id : g.in_links[static_cast<std::size_t>(v)]) {
       const Link& l = topo_.links()[static_cast<std::size_t>(id)];
@@ -72,15 +88,16 @@ const std::vector<double>& Router::distances_to(Graph& g, int dst) {
       const double via = d + cost(l);
       if (via < dist[static_cast<std::size_t>(l.src)] && !same_cost(via, dist[static_cast<std::size_t>(l.src)])) {
         dist[static_cast<std::size_t>(l.src)] = via;
-        queue.emplace(via, l.src);
+        queue.emplace_back(via, l.src);
+        std::push_heap(queue.begin(), queue.end(), later);
       }
     }
   }
-  return g.dist_cache.emplace(dst, std::move(dist)).first->second;
+  return dist;
 }
 
 double Router::route_shortest(Graph& g, int src, int dst, std::vector<LinkShare>& out) {
-  const std::vector<double>& dist = distances_to(g, dst);
+  const std::vector<double>& dist = distances_to(g, dst, src);
   if (dist[static_cast<std::size_t>(src)] == kUnreachable) {
     throw InfeasibleError(fmt::format("no path from {} to {}: the failed links in network.faulty_links disconnect them",
                                       topo_.node_name(src), topo_.node_name(dst)));
@@ -154,7 +171,7 @@ double Router::route_around_degraded(int src, int dst, std::vector<LinkShare>& o
   });
   if (!crosses) return latency;
   // No route without degraded links: the flow has nowhere else to go.
-  if (distances_to(healthy_, dst)[static_cast<std::size_t>(src)] == kUnreachable) return latency;
+  if (distances_to(healthy_, dst, src)[static_cast<std::size_t>(src)] == kUnreachable) return latency;
   detour_scratch_.clear();
   const double detour_latency = route_shortest(healthy_, src, dst, detour_scratch_);
   // Split in proportion to what each route carries alone: both then finish together, so the

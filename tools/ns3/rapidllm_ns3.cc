@@ -78,6 +78,21 @@ std::vector<ns3::Ipv4Address> g_node_addr;
 std::size_t g_connected = 0;
 double g_t0 = 0.0;
 bool g_started = false;
+// Progress for rapidllm's progress bar: "progress DELIVERED TOTAL" (bytes) on stderr, at most
+// a few times a second of wall time (rapidllm reads stderr line by line).
+double g_total_bytes = 0.0;
+double g_received_bytes = 0.0;
+std::uint64_t g_receives = 0;
+std::chrono::steady_clock::time_point g_last_report;
+
+void report_progress() {
+  if ((++g_receives & 1023u) != 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - g_last_report < std::chrono::milliseconds(250)) return;
+  g_last_report = now;
+  std::fprintf(stderr, "progress %.0f %.0f\n", g_received_bytes, g_total_bytes);
+  std::fflush(stderr);
+}
 
 double now_s() { return ns3::Simulator::Now().GetSeconds() - g_t0; }
 
@@ -132,7 +147,9 @@ void on_receive(Key key, ns3::Ptr<ns3::Socket> sock) {
   while (ns3::Ptr<ns3::Packet> p = sock->Recv()) {
     if (p->GetSize() == 0) break;
     rx.received += p->GetSize();
+    g_received_bytes += p->GetSize();
   }
+  report_progress();
   while (!rx.boundaries.empty() && rx.received >= rx.boundaries.front().first) {
     const int i = rx.boundaries.front().second;
     rx.boundaries.pop_front();
@@ -229,6 +246,8 @@ int main(int argc, char** argv) {
   }
   in >> word;
   if (word != "end" || !in) bad_input("truncated plan");
+  for (const auto& x : g_xfers) g_total_bytes += static_cast<double>(std::llround(x.bytes)) * static_cast<double>(x.pairs.size());
+  g_last_report = std::chrono::steady_clock::now();
 
   ns3::Config::SetDefault("ns3::TcpL4Protocol::SocketType", ns3::TypeIdValue(ns3::TcpNewReno::GetTypeId()));
   ns3::Config::SetDefault("ns3::TcpSocket::SegmentSize", ns3::UintegerValue(8948));
@@ -320,6 +339,7 @@ int main(int argc, char** argv) {
   // Connect once the simulation runs (queue discs are initialised then).
   ns3::Simulator::ScheduleNow(&connect_all, port);
   ns3::Simulator::Run();
+  const auto events = static_cast<unsigned long long>(ns3::Simulator::GetEventCount());
   ns3::Simulator::Destroy();
 
   double total = 0.0;
@@ -334,6 +354,6 @@ int main(int argc, char** argv) {
     return 3;
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  std::printf("time_s %.12e\nwall_s %.6f\n", total, wall);
+  std::printf("time_s %.12e\nwall_s %.6f\nevents %llu\n", total, wall, events);
   return 0;
 }

@@ -66,6 +66,24 @@ const std::string kHierarchical =
     " --set execution_backend.model=astra --set execution_backend.astra.mode=full_astrasim_hierarchical";
 const std::string kTwoNodes = " --set parallelism.tp=8 --set parallelism.train.dp=2 --set parallelism.mb=2";
 
+TEST(Cli, APredictionsFlowSimulationsAreBoundedByTheSameLimit) {
+  // The cluster network and each collective the simulated step times are sized first: a
+  // tiny limit refuses the first of them, the cluster's topology (64 links).
+  const std::string args = "predict " + kH100 + " --model configs/models/llama2-7b.yaml --format json" + kTwoNodes +
+                           kHierarchical;
+  CliRun refused = rapidllm(args + " --max-events 10");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_TRUE(refused.out.empty());
+  EXPECT_THAT(refused.err, HasSubstr("the cluster network of 16 GPUs"));
+  EXPECT_THAT(refused.err, HasSubstr("past the limit of 10"));
+  EXPECT_THAT(refused.err, HasSubstr("--set execution_backend.astra.max_events=N"));
+  // The config key is the same limit.
+  CliRun by_key = rapidllm(args + " --set execution_backend.astra.max_events=10");
+  EXPECT_EQ(by_key.exit_code, 2);
+  CliRun raised = rapidllm(args + " --max-events 1e9");
+  EXPECT_EQ(raised.exit_code, 0) << raised.err;
+}
+
 TEST(Cli, AFaultReachesTheStepWhenTheStepIsSimulated) {
   const std::string args = "predict " + kH100 + " --model configs/models/llama2-7b.yaml --format json" + kTwoNodes +
                            kHierarchical;
