@@ -253,6 +253,8 @@ std::vector<Probe> probes() {
       {"execution_backend.astra.collectives.broadcast", &kBcast, {"execution_backend.astra.collectives.broadcast=direct"}},
       {"execution_backend.astra.collectives.send_recv", &kSendRecvRing,
        {"execution_backend.astra.collectives.send_recv=direct"}},
+      // Past the limit the simulation is refused before it is built.
+      {"execution_backend.astra.max_events", &kTrainFlow, {"execution_backend.astra.max_events=100"}, R},
       {"execution_backend.astra.sys_options.endpoint_delay", &kCollFlow,
        {"execution_backend.model=astra", "execution_backend.astra.sys_options.endpoint_delay=1000"}},
       {"execution_backend.astra.sys_options.active_chunks_per_dimension", &kTrainFlow,
