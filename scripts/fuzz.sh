@@ -48,11 +48,15 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 limits=(-rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10)
 for t in "${targets[@]}"; do
   [ -x "$bin/$t" ] || { echo "fuzz.sh: $bin/$t is not built (cmake --build --preset fuzz)" >&2; exit 2; }
+  mkdir -p "$work/$t" "$work/artifacts"
   if [ -d "fuzz/regressions/$t" ] && [ -n "$(ls -A "fuzz/regressions/$t")" ]; then
     echo "== $t: replaying fuzz/regressions/$t =="
-    "$bin/$t" "${limits[@]}" fuzz/regressions/"$t"/*
+    if ! "$bin/$t" "${limits[@]}" fuzz/regressions/"$t"/* >"$work/$t.replay.log" 2>&1; then
+      tail -n 80 "$work/$t.replay.log"
+      echo "fuzz.sh: a saved regression input crashes $t again" >&2
+      exit 1
+    fi
   fi
-  mkdir -p "$work/$t" "$work/artifacts"
   case $t in
     fuzz_hardware_yaml | fuzz_model_yaml) stripped_yaml_seeds "$t"; seed_dirs=() ;;
     *) read -r -a seed_dirs <<<"$(seeds "$t")" ;;
