@@ -11,6 +11,7 @@ packages=(
   python3-matplotlib  # validation plots (scripts/plot_validation.py, make validate)
   protobuf-compiler libprotobuf-dev  # Chakra export (proto/chakra, src/io/chakra_export)
   libopenmpi-dev openmpi-bin  # rapidllm-mpi: the sweep split over MPI ranks and nodes
+  clang libclang-rt-14-dev  # the fuzz preset (fuzz/): clang++ with libFuzzer and its sanitizer runtimes
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's second command (and CI's): install dependencies, then build and run the
-# whole test suite twice: optimised, and under AddressSanitizer + UndefinedBehaviorSanitizer.
+# whole test suite twice: optimised, and under AddressSanitizer + UndefinedBehaviorSanitizer;
+# then fuzz the config loaders for a short, bounded time (scripts/fuzz.sh, fuzz/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -11,3 +12,7 @@ for preset in release asan; do
   cmake --build --preset "$preset" -j"$jobs"
   ctest --preset "$preset" -j"$jobs"
 done
+echo "== fuzz build =="
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j"$jobs"
+bash scripts/fuzz.sh 30

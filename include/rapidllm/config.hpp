@@ -29,6 +29,13 @@ struct LoadedInputs {
 [[nodiscard]] ModelSpec load_model(const std::string& path,
                                    const std::vector<std::string>& overrides = {});
 
+// The same from YAML text held in memory (a fuzzer, an embedding program); `name` stands
+// for the file in errors. The file-path loaders read the file and call these.
+[[nodiscard]] HardwareSpec load_hardware_text(const std::string& text, const std::string& name,
+                                              const std::vector<std::string>& overrides = {});
+[[nodiscard]] ModelSpec load_model_text(const std::string& text, const std::string& name,
+                                        const std::vector<std::string>& overrides = {});
+
 // One declared setting, as `rapidllm config list` prints it.
 struct SettingInfo {
   std::string path;  // YAML key path; "[]" marks list items, "<name>" a key of your choosing

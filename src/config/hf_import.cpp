@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <fstream>
 #include <sstream>
@@ -95,6 +97,10 @@ class Fields {
     if (!has(key)) fail(key, "missing required field", "a config.json of this architecture has it; is the file complete?");
     const json& v = obj_.at(key);
     if (!v.is_number_integer()) fail(key, fmt::format("expected an integer, got {}", v.dump()), "");
+    // Past 2^63 - 1 nlohmann holds it unsigned, and get<int64_t> would wrap it negative.
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      fail(key, fmt::format("{} is too large", v.dump()), "");
+    }
     const auto n = v.get<std::int64_t>();
     if (n < min) fail(key, fmt::format("must be at least {}, got {}", min, n), "");
     return n;
@@ -134,6 +140,18 @@ std::pair<int, int> line_column(const std::string& text, std::size_t byte) {
     }
   }
   return {line, column};
+}
+
+// Where the text quoted in an exception message ('...') first occurs in `text`; the file
+// alone when the message quotes nothing or the text is not found.
+SourceLocation locate_quoted(const std::string& text, const std::string& message, const std::string& source) {
+  const auto open = message.find('\'');
+  const auto close = message.rfind('\'');
+  if (open == std::string::npos || close <= open + 1) return SourceLocation{source, 0, 0, {}};
+  const auto at = text.find(message.substr(open + 1, close - open - 1));
+  if (at == std::string::npos) return SourceLocation{source, 0, 0, {}};
+  const auto [line, column] = line_column(text, at);
+  return SourceLocation{source, line, column, {}};
 }
 
 std::string supported_list() {
@@ -242,6 +260,12 @@ HfImportResult import_hf_config(const std::string& json_text, const std::string&
     throw ConfigError(SourceLocation{source_name, line, column, {}}, "",
                       fmt::format("invalid JSON: {}", one_line(e.what())),
                       "a Hugging Face config.json is one JSON object; check commas, quotes and brackets");
+  } catch (const json::out_of_range& e) {
+    // A number past the doubles ("1e999"): nlohmann throws out_of_range (406) with no byte
+    // offset, only the number's text between quotes, which is how it is found again.
+    throw ConfigError(locate_quoted(json_text, e.what(), source_name), "",
+                      fmt::format("invalid JSON: {}", one_line(e.what())),
+                      "numbers in a config.json must fit in a double (at most about 1.8e308)");
   }
   if (!root.is_object()) {
     throw ConfigError(where, "", "expected a JSON object at the top level", "pass the model's config.json");

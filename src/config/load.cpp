@@ -13,8 +13,8 @@ namespace rapidllm {
 
 namespace {
 
-config::Document prepare(const std::string& path, ConfigFile kind, const std::vector<std::string>& overrides) {
-  config::Document doc = config::Document::load(path, kind);
+config::Document prepare(config::Document doc, const std::vector<std::string>& overrides) {
+  const ConfigFile kind = doc.kind;
   config::check_schema(doc);  // before overrides, so file errors point at file lines
   for (const auto& o : overrides) {
     if (config::override_target(o) == kind) config::apply_override(doc, o);
@@ -37,20 +37,31 @@ void reject_foreign_overrides(const std::vector<std::string>& overrides, ConfigF
 
 HardwareSpec load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
   reject_foreign_overrides(overrides, ConfigFile::hardware);
-  return config::read_hardware(prepare(path, ConfigFile::hardware, overrides));
+  return config::read_hardware(prepare(config::Document::load(path, ConfigFile::hardware), overrides));
 }
 
 ModelSpec load_model(const std::string& path, const std::vector<std::string>& overrides) {
   reject_foreign_overrides(overrides, ConfigFile::model);
-  return config::read_model(prepare(path, ConfigFile::model, overrides));
+  return config::read_model(prepare(config::Document::load(path, ConfigFile::model), overrides));
+}
+
+HardwareSpec load_hardware_text(const std::string& text, const std::string& name,
+                                const std::vector<std::string>& overrides) {
+  reject_foreign_overrides(overrides, ConfigFile::hardware);
+  return config::read_hardware(prepare(config::Document::parse(text, name, ConfigFile::hardware), overrides));
+}
+
+ModelSpec load_model_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+  reject_foreign_overrides(overrides, ConfigFile::model);
+  return config::read_model(prepare(config::Document::parse(text, name, ConfigFile::model), overrides));
 }
 
 LoadedInputs load_inputs(const std::string& hardware_path, const std::string& model_path,
                          const std::vector<std::string>& overrides) {
   for (const auto& o : overrides) (void)config::override_target(o);  // report a bad --set first
   LoadedInputs out;
-  out.hardware = config::read_hardware(prepare(hardware_path, ConfigFile::hardware, overrides));
-  out.model = config::read_model(prepare(model_path, ConfigFile::model, overrides));
+  out.hardware = config::read_hardware(prepare(config::Document::load(hardware_path, ConfigFile::hardware), overrides));
+  out.model = config::read_model(prepare(config::Document::load(model_path, ConfigFile::model), overrides));
   return out;
 }
 

@@ -1,6 +1,8 @@
 #include "config/settings_registry.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <string>
 
 #include "config/settings_tables.hpp"
@@ -36,21 +38,36 @@ bool is_section(std::string_view pattern) {
                      [&](const Setting& s) { return starts_with_section(s.path, pattern); });
 }
 
-std::vector<std::string_view> child_names(std::string_view section) {
-  std::vector<std::string_view> names;
-  for (const auto& s : all_settings()) {
-    std::string_view rest;
-    if (section.empty()) {
-      rest = s.path;
-    } else if (starts_with_section(s.path, section) && s.path[section.size()] == '.') {
-      rest = s.path.substr(section.size() + 1);
-    } else {
-      continue;
+namespace {
+
+// Section pattern -> its child names, in declaration order, built once: the schema check
+// asks for the children of every key it walks, and a scan of all settings per key made
+// loading a file quadratic in its size.
+const std::map<std::string_view, std::vector<std::string_view>, std::less<>>& children_index() {
+  static const auto index = [] {
+    std::map<std::string_view, std::vector<std::string_view>, std::less<>> out;
+    auto add = [&](std::string_view section, std::string_view rest) {
+      auto name = rest.substr(0, rest.find_first_of(".["));
+      auto& names = out[section];
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    };
+    for (const auto& s : all_settings()) {
+      add("", s.path);
+      for (std::size_t dot = s.path.find('.'); dot != std::string_view::npos; dot = s.path.find('.', dot + 1)) {
+        add(s.path.substr(0, dot), s.path.substr(dot + 1));
+      }
     }
-    auto name = rest.substr(0, rest.find_first_of(".["));
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  }
-  return names;
+    return out;
+  }();
+  return index;
+}
+
+}  // namespace
+
+std::vector<std::string_view> child_names(std::string_view section) {
+  const auto& index = children_index();
+  auto it = index.find(section);
+  return it == index.end() ? std::vector<std::string_view>{} : it->second;
 }
 
 std::optional<std::string> child_pattern(std::string_view section, std::string_view key) {

@@ -62,6 +62,14 @@ std::optional<double> size_unit(std::string_view unit) {
 
 bool nonnegative(double v) { return v >= 0.0; }
 
+// value x unit factor, refused when it leaves the doubles: "1e308 PiB" is a finite number
+// of an overflowing quantity, and an infinite memory size or bandwidth must not load.
+std::optional<double> scaled(double value, std::optional<double> factor) {
+  if (!factor) return std::nullopt;
+  const double v = value * *factor;
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
 }  // namespace
 
 std::optional<double> parse_number(std::string_view text) {
@@ -75,9 +83,7 @@ std::optional<double> parse_size_bytes(std::string_view text) {
   double value = 0.0;
   std::string_view unit;
   if (!split_quantity(text, value, unit) || !nonnegative(value)) return std::nullopt;
-  auto factor = size_unit(unit);
-  if (!factor) return std::nullopt;
-  return value * *factor;
+  return scaled(value, size_unit(unit));
 }
 
 std::optional<double> parse_bandwidth_bytes_per_s(std::string_view text) {
@@ -94,24 +100,16 @@ std::optional<double> parse_bandwidth_bytes_per_s(std::string_view text) {
     }
     return std::nullopt;
   };
-  if (auto f = bits(unit)) return value * *f;
+  if (auto f = bits(unit)) return scaled(value, f);
   if (unit.size() > 2 && unit.substr(unit.size() - 2) == "/s") {
     std::string_view per = unit.substr(0, unit.size() - 2);
     if (per == "B") return value;
-    if (per.size() == 2 && per[1] == 'B') {  // explicit rate: decimal SI
-      auto p = decimal_prefix(per[0]);
-      return p ? std::optional<double>(value * *p) : std::nullopt;
-    }
-    if (per.size() == 3 && per[1] == 'i' && per[2] == 'B') {
-      auto p = binary_prefix(per[0]);
-      return p ? std::optional<double>(value * *p) : std::nullopt;
-    }
+    if (per.size() == 2 && per[1] == 'B') return scaled(value, decimal_prefix(per[0]));  // explicit rate: decimal SI
+    if (per.size() == 3 && per[1] == 'i' && per[2] == 'B') return scaled(value, binary_prefix(per[0]));
     return std::nullopt;
   }
   // RAPID-LLM: "1986 GB" is a bandwidth in binary units per second.
-  auto factor = size_unit(unit);
-  if (!factor) return std::nullopt;
-  return value * *factor;
+  return scaled(value, size_unit(unit));
 }
 
 std::optional<double> parse_duration_s(std::string_view text) {
@@ -130,9 +128,9 @@ std::optional<double> parse_frequency_hz(std::string_view text) {
   std::string_view unit;
   if (!split_quantity(text, value, unit) || !nonnegative(value)) return std::nullopt;
   if (unit.empty() || unit == "Hz") return value;
-  if (unit == "kHz") return value * 1e3;
-  if (unit == "MHz") return value * 1e6;
-  if (unit == "GHz") return value * 1e9;
+  if (unit == "kHz") return scaled(value, 1e3);
+  if (unit == "MHz") return scaled(value, 1e6);
+  if (unit == "GHz") return scaled(value, 1e9);
   return std::nullopt;
 }
 
