@@ -1,6 +1,9 @@
 // rapidllm collective --hardware HW.yaml --op all_reduce --bytes 1GiB --ranks 8 [--dim ID] [--backend analytical|flow|ns3]
 #include <memory>
+#include <cmath>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -9,11 +12,25 @@
 #include "rapidllm/config.hpp"
 #include "rapidllm/network_backend.hpp"
 #include "rapidllm/predict.hpp"
+#include "rapidllm/suggest.hpp"
 #include "rapidllm/units.hpp"
 
 namespace rapidllm::cli {
 
 namespace {
+// --dim names one of the hardware's network dimensions: a usage error otherwise (exit 2).
+void require_dimension(const HardwareSpec& hw, const std::string& id) {
+  std::vector<std::string_view> ids;
+  for (const NetworkDimension& d : hw.network.dimensions) {
+    if (d.id == id) return;
+    ids.push_back(d.id);
+  }
+  const auto best = closest_match(id, ids);
+  throw CLI::ValidationError("--dim", fmt::format("'{}' is not a network dimension of {}; {}", id, hw.source,
+                                                  best ? fmt::format("did you mean '{}'?", *best)
+                                                       : fmt::format("the dimensions are {}", fmt::join(ids, ", "))));
+}
+
 struct CollectiveOptions {
   std::string hardware;
   std::string op;
@@ -49,8 +66,13 @@ void add_collective_command(CLI::App& app) {
     if (!bytes) {
       throw CLI::ValidationError("--bytes", fmt::format("'{}' is not a size; write e.g. 1GiB, 64MiB or 1e9", o->bytes));
     }
+    // nccl-tests sizes: whole bytes, and at most an exbibyte (a collective's time stays finite).
+    if (*bytes != std::floor(*bytes) || *bytes > 0x1p60) {
+      throw CLI::ValidationError("--bytes", fmt::format("'{}' is not a whole number of bytes up to 1 EiB", o->bytes));
+    }
     apply_max_events(o->max_events, o->sets);
     const HardwareSpec hw = load_hardware(o->hardware, o->sets);
+    if (!o->dimension.empty()) require_dimension(hw, o->dimension);
     // The IsMember checks above admit only names these parse.
     const CollectiveRequest request{
         .op = *parse_collective_op(o->op),

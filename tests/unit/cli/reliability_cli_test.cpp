@@ -160,6 +160,19 @@ TEST(ReliabilityCli, ASweepPastItsVariantBoundIsRefusedBeforeLoading) {
   EXPECT_THAT(crossed.err, HasSubstr("1e+06 hardware/model variants, more than the 100000 a sweep loads"));
 }
 
+TEST(ReliabilityCli, CollectiveArgumentsAreCheckedAsUsage) {
+  const std::string collective = "collective --hardware configs/hardware/H100_SXM5_80GB.yaml --op all_reduce --ranks 8 ";
+  const CliRun dim = rapidllm(collective + "--bytes 1MiB --dim nvlnk");
+  EXPECT_EQ(dim.exit_code, 2);
+  EXPECT_THAT(dim.err, HasSubstr("--dim: 'nvlnk' is not a network dimension"));
+  EXPECT_THAT(dim.err, HasSubstr("did you mean 'nvlink'?"));
+  for (const char* bytes : {"0.5", "1e30"}) {
+    const CliRun r = rapidllm(collective + "--bytes " + bytes);
+    EXPECT_EQ(r.exit_code, 2) << bytes;
+    EXPECT_THAT(r.err, HasSubstr("is not a whole number of bytes up to 1 EiB"));
+  }
+}
+
 TEST(ReliabilityCli, ALeftOutNcclProtocolIsSaid) {
   // The shipped H100 with its NVLink LL128 block deleted.
   std::string yaml = rapidllm::testing::slurp(RAPIDLLM_SOURCE_DIR "/configs/hardware/H100_SXM5_80GB.yaml");
