@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "network/analytical_collectives.hpp"
+#include "network/span_phases.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::network {
@@ -489,55 +490,31 @@ int add_cluster_collective(FlowPlan& plan, const Topology& topo, const ClusterGr
     r.endpoint_delay_s = exec.endpoint_delay_s;
     phases.push_back(std::move(r));
   };
-  if (k == 1) {
-    phase(op, 0, bytes);
-  } else if (k > 1) {
-    std::vector<double> inner_bytes(k);
-    inner_bytes[0] = bytes;
-    for (std::size_t i = 1; i < k; ++i) inner_bytes[i] = inner_bytes[i - 1] / group.spans[i - 1].ranks;
-    switch (op) {
-      case CollectiveOp::all_reduce:
-        for (std::size_t i = 0; i + 1 < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner_bytes[i]);
-        phase(CollectiveOp::all_reduce, k - 1, inner_bytes[k - 1]);
-        for (std::size_t i = k - 1; i-- > 0;) phase(CollectiveOp::all_gather, i, inner_bytes[i]);
-        break;
-      case CollectiveOp::reduce_scatter:
-        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner_bytes[i]);
-        break;
-      case CollectiveOp::all_gather:
-        for (std::size_t i = k; i-- > 0;) phase(CollectiveOp::all_gather, i, inner_bytes[i]);
-        break;
-      case CollectiveOp::all_to_all:
-        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::all_to_all, i, bytes);
-        break;
-      case CollectiveOp::broadcast:
-        // Outermost first; a span's phase runs only in the groups that already hold the
-        // data: those whose members sit at coordinate 0 on every span inside it.
-        for (std::size_t i = k; i-- > 0;) {
-          phase(CollectiveOp::broadcast, i, bytes);
-          Groups kept;
-          std::size_t g = 0;
-          for (const auto& lane : group.lanes) {
-            (void)lane;
-            const int n = static_cast<int>(lane.size());
-            const int block = inner[i] * group.spans[i].ranks;
-            for (int base_outer = 0; base_outer < n; base_outer += block) {
-              for (int in = 0; in < inner[i]; ++in, ++g) {
-                if (in == 0) kept.push_back(std::move(phases.back().groups[g]));
-              }
-            }
+  std::vector<int> span_ranks;
+  for (const auto& span : group.spans) span_ranks.push_back(span.ranks);
+  for (const SpanPhase& sp : span_phases(op, bytes, span_ranks)) {
+    phase(sp.op, sp.span, sp.bytes);
+    if (k > 1 && op == CollectiveOp::broadcast) {
+      // A span's phase runs only in the groups that already hold the data: those whose
+      // members sit at coordinate 0 on every span inside it.
+      const std::size_t i = sp.span;
+      Groups kept;
+      std::size_t g = 0;
+      for (const auto& lane : group.lanes) {
+        const int n = static_cast<int>(lane.size());
+        const int block = inner[i] * group.spans[i].ranks;
+        for (int base_outer = 0; base_outer < n; base_outer += block) {
+          for (int in = 0; in < inner[i]; ++in, ++g) {
+            if (in == 0) kept.push_back(std::move(phases.back().groups[g]));
           }
-          phases.back().groups = std::move(kept);
         }
-        break;
-      case CollectiveOp::send_recv: {
-        // One step over the whole communicator in rank order: pairs at a slice's edge route
-        // across the outer dimensions, the rest stay inside; the slowest sets the pace.
-        phase(CollectiveOp::send_recv, k - 1, bytes);
-        phases.back().groups = group.lanes;
-        phases.back().full_slices = false;
-        break;
       }
+      phases.back().groups = std::move(kept);
+    } else if (k > 1 && op == CollectiveOp::send_recv) {
+      // One step over the whole communicator in rank order: pairs at a slice's edge route
+      // across the outer dimensions, the rest stay inside; the slowest sets the pace.
+      phases.back().groups = group.lanes;
+      phases.back().full_slices = false;
     }
   }
   if (phases.empty()) {

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "network/analytical_collectives.hpp"
+#include "network/span_phases.hpp"
 #include "network/topology.hpp"
 #include "rapidllm/error.hpp"
 
@@ -290,39 +291,16 @@ WorkEstimate estimate_collective_work(CollectiveOp op, double bytes, const std::
     p.whole = spans[j].whole_dimension;
     phases.push_back(p);
   };
-  if (k == 1) {
-    phase(op, 0, bytes);
-  } else {
-    std::vector<double> inner_bytes(k);
-    inner_bytes[0] = bytes;
-    for (std::size_t i = 1; i < k; ++i) inner_bytes[i] = inner_bytes[i - 1] / spans[i - 1].ranks;
-    switch (op) {
-      case CollectiveOp::all_reduce:
-        for (std::size_t i = 0; i + 1 < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner_bytes[i]);
-        phase(CollectiveOp::all_reduce, k - 1, inner_bytes[k - 1]);
-        for (std::size_t i = k - 1; i-- > 0;) phase(CollectiveOp::all_gather, i, inner_bytes[i]);
-        break;
-      case CollectiveOp::reduce_scatter:
-        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::reduce_scatter, i, inner_bytes[i]);
-        break;
-      case CollectiveOp::all_gather:
-        for (std::size_t i = k; i-- > 0;) phase(CollectiveOp::all_gather, i, inner_bytes[i]);
-        break;
-      case CollectiveOp::all_to_all:
-        for (std::size_t i = 0; i < k; ++i) phase(CollectiveOp::all_to_all, i, bytes);
-        break;
-      case CollectiveOp::broadcast:
-        for (std::size_t i = k; i-- > 0;) {
-          phase(CollectiveOp::broadcast, i, bytes);
-          phases.back().groups = lanes_d * members / (inner[i] * spans[i].ranks);  // the groups holding the data
-        }
-        break;
-      case CollectiveOp::send_recv:
-        phase(CollectiveOp::send_recv, k - 1, bytes);
-        phases.back().groups = lanes_d;
-        phases.back().ranks = static_cast<int>(std::min(members, 2e9));
-        phases.back().whole = false;
-        break;
+  std::vector<int> span_ranks;
+  for (const SpanShape& span : spans) span_ranks.push_back(span.ranks);
+  for (const SpanPhase& sp : span_phases(op, bytes, span_ranks)) {
+    phase(sp.op, sp.span, sp.bytes);
+    if (k > 1 && op == CollectiveOp::broadcast) {
+      phases.back().groups = lanes_d * members / (inner[sp.span] * spans[sp.span].ranks);  // the groups holding the data
+    } else if (k > 1 && op == CollectiveOp::send_recv) {
+      phases.back().groups = lanes_d;
+      phases.back().ranks = static_cast<int>(std::min(members, 2e9));
+      phases.back().whole = false;
     }
   }
 
