@@ -29,6 +29,8 @@ struct StageMemoryInputs {
 // Micro-batches whose activations stage `stage` holds at its peak: GPipe all m; 1F1B and
 // zero-bubble p - stage (at most m); interleaved 1F1B p - stage plus the (p-1)/v extra
 // chunks its warm-up runs (Narayanan et al. 2021); DualPipe p + 1 (DeepSeek-V3 report).
+// Never more on a later stage than on an earlier one (exec/stage_memory sizes only the
+// earliest of ranks that hold alike).
 [[nodiscard]] double in_flight_micro_batches(PipelineSchedule schedule, int stage, int pp, int micro_batches,
                                              int vpp);
 

@@ -158,7 +158,7 @@ void evaluate(Scenario& s, const SweepOptions& options, PredictionCache& cache, 
       if (!fits(p, std::get<TrainingPrediction>(memory.prediction).memory)) return;
     }
     evaluated.fetch_add(1, std::memory_order_relaxed);
-    fill_metrics(predict(s, {.cache = &cache, .exports = {}}), options, p);
+    fill_metrics(predict(s, {.cache = &cache, .exports = {}, .stage_memory = false}), options, p);
   } catch (const Error& e) {  // a combination the config cannot describe
     p.status = PointStatus::invalid;
     p.reason = e.what();
