@@ -85,18 +85,21 @@ void add_stage_memory(const ModelPartition& ctx, const model::LocalShape& shape,
   } else {
     for (const StageGroup& g : stages.groups) sized.push_back(g.first_stage);
   }
-  MemoryBreakdown stage;
-  bool any = false;
+  // The earliest rank of the largest need (ties keep the earlier).
+  memory::StageMemoryTerms peak;
+  int peak_stage = -1;
   for (int i : sized) {
     memory::StageMemoryInputs& in = inputs[static_cast<std::size_t>(stages.of_stage[static_cast<std::size_t>(i)])];
     in.in_flight_micro_batches =
         memory::in_flight_micro_batches(hw.parallelism.pp_schedule, i, deg.pp, batching.micro_batches, vpp);
-    memory::training_stage_memory(hw, in, i, deg.dp * deg.ep, communicators(deg), stage);
-    if (every_stage) out.stage_memory.push_back(stage);
-    // The earliest rank of the largest need (ties keep the earlier).
-    if (!any || stage.total_bytes > out.memory.total_bytes) std::swap(out.memory, stage);
-    any = true;
+    const memory::StageMemoryTerms terms = memory::training_stage_terms(hw, in, deg.dp * deg.ep, communicators(deg));
+    if (every_stage) memory::to_breakdown(hw, terms, i, out.stage_memory.emplace_back());
+    if (peak_stage < 0 || terms.total_bytes > peak.total_bytes) {
+      peak = terms;
+      peak_stage = i;
+    }
   }
+  memory::to_breakdown(hw, peak, peak_stage, out.memory);
 }
 
 }  // namespace rapidllm::exec
