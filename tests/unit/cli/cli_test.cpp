@@ -186,7 +186,7 @@ TEST(Cli, TableAndCsvFormats) {
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   // docs/output-schema.md, "gemm": a row per pass, then the total.
   EXPECT_THAT(csv.out, HasSubstr(",run_type,pass,dtype,tp,sp,shard_axis,m,n,k,time_s,"));
-  EXPECT_THAT(csv.out, HasSubstr(",gemm,forward,bf16,1,false,row,8192,8192,8192,"));
+  EXPECT_THAT(csv.out, HasSubstr(",gemm,forward C=A*B,bf16,1,false,row,8192,8192,8192,"));
   EXPECT_THAT(csv.out, HasSubstr(",gemm,total,bf16,1,false,row,8192,8192,8192,"));
 }
 
