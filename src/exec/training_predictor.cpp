@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "exec/breakdown_categories.hpp"
 #include "exec/llm_context.hpp"
 #include "energy/energy_report.hpp"
 #include "exec/op_list_cost.hpp"
@@ -90,17 +91,17 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
   for (std::size_t k = 0; k < kOpClasses; ++k) {
     add(out.breakdown, model::compute_category(static_cast<model::OpClass>(k)), sim.compute_s[k]);
   }
-  add(out.breakdown, "compute.recompute", sim.recompute_s);
+  add(out.breakdown, kRecomputeCategory, sim.recompute_s);
   for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::ep,
                              model::CommPurpose::zero3, model::CommPurpose::pp}) {
     add(out.breakdown, model::comm_category(purpose), sim.exposed_comm_s[static_cast<std::size_t>(purpose)]);
   }
-  add(out.breakdown, "pipeline_bubble", sim.bubble_s);
+  add(out.breakdown, kPipelineBubbleCategory, sim.bubble_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::dp),
       sim.exposed_comm_s[static_cast<std::size_t>(model::CommPurpose::dp)] + gather);
   add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync),
       sim.exposed_comm_s[static_cast<std::size_t>(model::CommPurpose::embedding_sync)]);
-  add(out.breakdown, "optimizer", sim.optimizer_s);
+  add(out.breakdown, kOptimizerCategory, sim.optimizer_s);
   ExecutionSummary& e = out.execution;
   e.pipeline = "simulated";
   e.simulated_units = sim.units;
@@ -333,17 +334,17 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
     add(out.breakdown, model::compute_category(static_cast<model::OpClass>(k)),
         reps * (c.compute.forward_s[k] + c.compute.backward_s[k]));
   }
-  add(out.breakdown, "compute.recompute", reps * c.recompute_s);
+  add(out.breakdown, kRecomputeCategory, reps * c.recompute_s);
   for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::ep,
                              model::CommPurpose::zero3}) {
     add(out.breakdown, model::comm_category(purpose), reps * c.comm_s(purpose));
   }
   add(out.breakdown, model::comm_category(model::CommPurpose::pp),
       reps * ((crit < stages.size() - 1 ? p2p_s : 0.0) + (crit > 0 ? p2p_s : 0.0)));
-  add(out.breakdown, "pipeline_bubble", batching.flushes * flush.bubble_s);
+  add(out.breakdown, kPipelineBubbleCategory, batching.flushes * flush.bubble_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::dp), dp_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync), embedding_sync.time_s);
-  add(out.breakdown, "optimizer", optimizer_s);
+  add(out.breakdown, kOptimizerCategory, optimizer_s);
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "memory/memory_categories.hpp"
+
 namespace rapidllm::memory {
 
 namespace {
@@ -36,23 +38,23 @@ StageMemoryTerms training_stage_terms(const HardwareSpec& hw, const StageMemoryI
   const double shard = (in.parameters - in.expert_parameters) / dp + in.expert_parameters / std::max(1, in.expert_dp);
   StageMemoryTerms t;
   std::size_t n = 0;
-  const auto add = [&t, &n](const char* name, double bytes) {
+  const auto add = [&t, &n](std::string_view name, double bytes) {
     t.bytes[n++] = {name, bytes};
     t.total_bytes += bytes;
   };
-  add("weights", (zero >= 3 ? shard : in.parameters) * p.parameters.bytes);
-  add("gradients", (zero >= 2 ? shard : in.parameters) * p.gradients.bytes);
+  add(kWeights, (zero >= 3 ? shard : in.parameters) * p.parameters.bytes);
+  add(kGradients, (zero >= 2 ? shard : in.parameters) * p.gradients.bytes);
   // Adam: two moments per parameter, plus the master copy when configured.
-  add("optimizer_states",
+  add(kOptimizerStates,
       (zero >= 1 ? shard : in.parameters) * (2.0 * p.optimizer_states.bytes + p.master_parameters_bytes));
-  add("activations", in.layers * in.layer_activation_bytes * in.in_flight_micro_batches +
+  add(kActivations, in.layers * in.layer_activation_bytes * in.in_flight_micro_batches +
                          in.extra_activation_bytes * in.in_flight_micro_batches);
-  add("temporaries", in.transient_bytes);
+  add(kTemporaries, in.transient_bytes);
   // ZeRO-3 gathers a layer's full parameters, prefetching the next one.
   // (in the compute format: what the layer's kernels read).
-  add("zero3_gathered_parameters", zero >= 3 ? 2.0 * in.layer_parameters * p.tensor_format.bytes : 0.0);
-  add("communication_buffers", communicators * kBytesPerCommunicator);
-  add("framework_offset", hw.sw.const_mem_offset_bytes);
+  add(kZero3GatheredParameters, zero >= 3 ? 2.0 * in.layer_parameters * p.tensor_format.bytes : 0.0);
+  add(kCommunicationBuffers, communicators * kBytesPerCommunicator);
+  add(kFrameworkOffset, hw.sw.const_mem_offset_bytes);
   return t;
 }
 
