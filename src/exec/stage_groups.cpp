@@ -36,6 +36,7 @@ StageGroups stage_groups(const ModelPartition& ctx, int vpp) {
   const int pp = ctx.degrees().pp;
   StageGroups out;
   out.of_stage.resize(static_cast<std::size_t>(pp));
+  out.groups.reserve(4);  // first, last and two middle shares: a single-kind model's most
   std::size_t previous = 0;
   // Ranks [a, b) hold alike (the caller's promise): the group of rank a, new or found.
   const auto add_run = [&](int a, int b, const std::array<int, model::kLayerKinds>& kinds) {

@@ -83,6 +83,7 @@ void add_stage_memory(const ModelPartition& ctx, const model::LocalShape& shape,
     for (int i = 0; i < deg.pp; ++i) sized[static_cast<std::size_t>(i)] = i;
     out.stage_memory.reserve(sized.size());
   } else {
+    sized.reserve(stages.groups.size());
     for (const StageGroup& g : stages.groups) sized.push_back(g.first_stage);
   }
   // The earliest rank of the largest need (ties keep the earlier).
