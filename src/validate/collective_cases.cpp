@@ -42,6 +42,15 @@ std::vector<CaseResult> collective_cases(const CaseInputs& in) {
     }
     std::string reason;
     auto hw = device_for(r.text("gpu"), in.config_dir, reason);
+    // The shipped systems join their nodes with InfiniBand: a row measured across nodes on
+    // another fabric (AWS EFA's SRD, RoCE) ran on a network no config describes.
+    const std::string fabric = r.text("inter_node");
+    if (hw && r.number("num_nodes").value_or(1.0) > 1.0 && fabric.find("IB") == std::string::npos &&
+        fabric.find("InfiniBand") == std::string::npos) {
+      reason = fmt::format("across nodes on '{}': the shipped configs' inter-node network is InfiniBand",
+                           fabric.substr(0, 30));
+      hw.reset();
+    }
     if (!hw) {
       c.reason = reason;
       out.push_back(c);

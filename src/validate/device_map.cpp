@@ -30,6 +30,10 @@ std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string
     hw.memory.back().bandwidth_bytes_per_s = 4.8e12;
     return hw;
   }
+  // Blackwell: the rack systems first (a GB200 row names its B200 die too).
+  if (has(gpu, "GB200")) return load("GB200_NVL72");
+  if (has(gpu, "GB300")) return load("GB300_NVL72");
+  if (has(gpu, "B200")) return load("B200_HGX_180GB");
   if (has(gpu, "A100-SXM4")) {
     HardwareSpec hw = load("A100_SXM4_80GB");
     if (has(gpu, "40GB") && !has(gpu, "80GB")) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace rapidllm::validate {
 namespace {
@@ -24,8 +25,23 @@ TEST(DeviceMap, H200IsTheH100DieWithTheH200Memory) {
 
 TEST(DeviceMap, AnUnshippedGpuIsSkippedWithItsName) {
   std::string reason;
-  EXPECT_FALSE(device_for("B200-180GB", kConfigs, reason));
-  EXPECT_NE(reason.find("B200-180GB"), std::string::npos);
+  EXPECT_FALSE(device_for("V100-SXM3-32GB (DGX-2)", kConfigs, reason));
+  EXPECT_NE(reason.find("V100-SXM3-32GB"), std::string::npos);
+}
+
+// The rows' Blackwell names: the rack systems (whose names mention their B200 die) before
+// the HGX node.
+TEST(DeviceMap, BlackwellRowsGetTheirSystem) {
+  std::string reason;
+  const auto gb200 = device_for("GB200 (B200 die, 186GB)", kConfigs, reason);
+  const auto gb300 = device_for("GB300 (B300, 288GB)", kConfigs, reason);
+  const auto b200 = device_for("B200-180GB", kConfigs, reason);
+  ASSERT_TRUE(gb200 && gb300 && b200) << reason;
+  EXPECT_DOUBLE_EQ(gb200->dram().size_bytes, 186e9);
+  EXPECT_DOUBLE_EQ(gb300->dram().size_bytes, 288e9);
+  EXPECT_DOUBLE_EQ(b200->dram().size_bytes, 180e9);
+  EXPECT_EQ(gb200->network.dimensions.front().size, std::vector<int>{64});  // an NVLink domain of 64
+  EXPECT_EQ(b200->network.dimensions.front().size, std::vector<int>{8});
 }
 
 }  // namespace

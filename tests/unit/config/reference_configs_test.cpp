@@ -135,5 +135,30 @@ TEST(ShippedConfigs, DeviceFilesLoadWithTheirDatasheetPeaks) {
   EXPECT_EQ(h100.core.num_sms, 132);
 }
 
+// Blackwell systems against their datasheets: dense BF16 and FP8 peaks per GPU, HBM
+// capacity and bandwidth, NVLink 5 per direction, the NVLink domain and the NIC.
+TEST(ShippedConfigs, BlackwellSystemsHoldTheirDatasheetFigures) {
+  struct Expected {
+    const char* file;
+    double bf16, hbm_bytes, hbm_bw, nic_bits;
+    int sms;
+    int nvlink_domain;
+  };
+  for (const Expected& e : {Expected{"B200_HGX_180GB", 2.25e15, 180e9, 7.7e12, 400e9, 148, 8},
+                            Expected{"GB200_NVL72", 2.5e15, 186e9, 8e12, 400e9, 148, 64},
+                            Expected{"GB300_NVL72", 2.5e15, 288e9, 8e12, 800e9, 160, 64}}) {
+    const HardwareSpec hw = load_hardware(shipped(std::string("configs/hardware/") + e.file + ".yaml"));
+    EXPECT_NEAR(*hw.core.peak_flops_per_s(DType::bf16), e.bf16, 0.001 * e.bf16) << e.file;
+    EXPECT_NEAR(*hw.core.peak_flops_per_s(DType::fp8), 2.0 * e.bf16, 0.002 * e.bf16) << e.file;
+    EXPECT_EQ(hw.core.num_sms, e.sms) << e.file;
+    EXPECT_DOUBLE_EQ(hw.dram().size_bytes, e.hbm_bytes) << e.file;
+    EXPECT_DOUBLE_EQ(hw.dram().bandwidth_bytes_per_s, e.hbm_bw) << e.file;
+    ASSERT_EQ(hw.network.dimensions.size(), 2u) << e.file;
+    EXPECT_EQ(hw.network.dimensions[0].size, std::vector<int>{e.nvlink_domain}) << e.file;
+    EXPECT_EQ(hw.network.dimensions[0].bandwidth_bytes_per_s, std::vector<double>{900e9}) << e.file;  // 1.8 TB/s both ways
+    EXPECT_EQ(hw.network.dimensions[1].bandwidth_bytes_per_s, std::vector<double>{e.nic_bits / 8.0}) << e.file;
+  }
+}
+
 }  // namespace
 }  // namespace rapidllm
