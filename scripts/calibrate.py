@@ -80,6 +80,9 @@ FITS = {
 }
 
 TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].*)$')
+# A copy of another device's fitted value, tagged `# [H100 name]`: rewritten with it.
+COPY_TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[(\w+) (\w+)\].*)$')
+SHORT_NAMES = {'H100_SXM5_80GB': 'H100', 'A100_SXM4_80GB': 'A100'}
 
 
 def binary():
@@ -108,6 +111,25 @@ def write_values(path, values):
             line = f'{m.group(1)}{values[m.group(4)]:.4g}{m.group(3)}\n'
         out.append(line)
     open(path, 'w').write(''.join(out))
+
+
+def write_copies(device, values):
+    """Rewrites every other config's `# [SHORT name]` copies of `device`'s fitted values."""
+    short = SHORT_NAMES.get(device)
+    if short is None:
+        return
+    folder = os.path.join(ROOT, 'configs/hardware')
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        out, changed = [], False
+        for line in open(path):
+            m = COPY_TAG.match(line.rstrip('\n'))
+            if m and m.group(4) == short and m.group(5) in values:
+                line = f'{m.group(1)}{values[m.group(5)]:.4g}{m.group(3)}\n'
+                changed = True
+            out.append(line)
+        if changed:
+            open(path, 'w').write(''.join(out))
 
 
 def rows_by_id():
@@ -195,6 +217,7 @@ def main():
         if args.write:
             for device, values in fitted.items():
                 write_values(os.path.join(ROOT, 'configs/hardware', device + '.yaml'), values)
+                write_copies(device, values)
             print('written to configs/hardware/')
     finally:
         shutil.rmtree(work)

@@ -22,14 +22,7 @@ std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string
     }
     return hw;
   }
-  if (has(gpu, "H200-SXM")) {
-    // The same Hopper die, clocks and NVLink 4 / NVSwitch as the H100 SXM5 (so its fitted
-    // constants carry over); the H200 datasheet's 141 GB of HBM3e at 4.8 TB/s.
-    HardwareSpec hw = load("H100_SXM5_80GB");
-    hw.memory.back().size_bytes = 141e9;
-    hw.memory.back().bandwidth_bytes_per_s = 4.8e12;
-    return hw;
-  }
+  if (has(gpu, "H200-SXM")) return load("H200_SXM_141GB");
   // Blackwell: the rack systems first (a GB200 row names its B200 die too).
   if (has(gpu, "GB200")) return load("GB200_NVL72");
   if (has(gpu, "GB300")) return load("GB300_NVL72");

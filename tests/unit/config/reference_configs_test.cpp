@@ -1,5 +1,8 @@
 // Every RAPID-LLM reference config must load unchanged, with the values that tool reads.
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
 
 #include <gtest/gtest.h>
 
@@ -133,6 +136,11 @@ TEST(ShippedConfigs, DeviceFilesLoadWithTheirDatasheetPeaks) {
   EXPECT_NEAR(*h100.core.peak_flops_per_s(DType::fp8), 1978.9e12, 2e12);
   EXPECT_NEAR(h100.dram().bandwidth_bytes_per_s, 3.35e12, 1e9);
   EXPECT_EQ(h100.core.num_sms, 132);
+  HardwareSpec h200 = load_hardware(shipped("configs/hardware/H200_SXM_141GB.yaml"));
+  // NVIDIA H200 SXM datasheet: H100's compute, 141 GB HBM3e at 4.8 TB/s.
+  EXPECT_DOUBLE_EQ(*h200.core.peak_flops_per_s(DType::bf16), *h100.core.peak_flops_per_s(DType::bf16));
+  EXPECT_DOUBLE_EQ(h200.dram().size_bytes, 141e9);
+  EXPECT_DOUBLE_EQ(h200.dram().bandwidth_bytes_per_s, 4.8e12);
 }
 
 // Blackwell systems against their datasheets: dense BF16 and FP8 peaks per GPU, HBM
@@ -158,6 +166,36 @@ TEST(ShippedConfigs, BlackwellSystemsHoldTheirDatasheetFigures) {
     EXPECT_EQ(hw.network.dimensions[0].bandwidth_bytes_per_s, std::vector<double>{900e9}) << e.file;  // 1.8 TB/s both ways
     EXPECT_EQ(hw.network.dimensions[1].bandwidth_bytes_per_s, std::vector<double>{e.nic_bits / 8.0}) << e.file;
   }
+}
+
+// A config that keeps another device's fitted constant tags it `# [H100 name]`
+// (scripts/calibrate.py rewrites such copies with every refit): each copy must equal the
+// value tagged `# [CAL name]` in that device's file.
+std::map<std::string, std::string> tagged_values(const std::string& path, const std::string& tag) {
+  static const std::regex kLine(R"(^\s*[\w-]+:\s*([0-9.eE+-]+)\s*(?:us)?\s*#\s*\[(\w+) (\w+)\].*$)");
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, kLine) && m[2] == tag) out[m[3]] = m[1];
+  }
+  return out;
+}
+
+TEST(ShippedConfigs, CopiedConstantsEqualTheirSource) {
+  const auto h100 = tagged_values(shipped("configs/hardware/H100_SXM5_80GB.yaml"), "CAL");
+  ASSERT_GE(h100.size(), 9u);
+  int copies = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(shipped("configs/hardware"))) {
+    for (const auto& [name, value] : tagged_values(entry.path().string(), "H100")) {
+      ASSERT_TRUE(h100.count(name)) << entry.path() << ": no [CAL " << name << "] in the H100 file";
+      EXPECT_EQ(value, h100.at(name)) << entry.path() << ": " << name;
+      ++copies;
+    }
+  }
+  // H200 keeps all ten of H100's; B200, GB200 and GB300 its protocol, launch, softmax and
+  // 16-bit tensor-core constants.
+  EXPECT_EQ(copies, 10 + 3 * 8);
 }
 
 }  // namespace
