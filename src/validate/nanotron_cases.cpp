@@ -39,7 +39,9 @@ void fail_all(std::vector<CaseResult>& cases, const std::string& reason) {
 
 // The row's cases: the verdict first, then a Success row's measured quantities.
 std::vector<CaseResult> row_cases(const NanotronRow& r, const HardwareSpec& h100, PredictionCache& cache) {
-  std::vector<CaseResult> cases{base(r, "memory", "oom_verdict")};
+  std::vector<CaseResult> cases;
+  cases.reserve(4);  // `verdict` stays valid as the others are added
+  cases.push_back(base(r, "memory", "oom_verdict"));
   CaseResult& verdict = cases.front();
   verdict.verdict = true;
   if (r.status == NanotronStatus::other) {
@@ -71,8 +73,9 @@ std::vector<CaseResult> row_cases(const NanotronRow& r, const HardwareSpec& h100
     const NanotronMemory peak = nanotron_memory(p.memory, r.dp, zero);
     verdict.predicted = peak.device_bytes > p.memory.capacity_bytes ? 1.0 : 0.0;
     verdict.status = CaseStatus::compared;
-    verdict.description += fmt::format(": needs {:.1f} GiB of {:.0f}", peak.device_bytes / kGiB,
-                                       p.memory.capacity_bytes / kGiB);
+    // Both parts of the need, for scripts/fit_nanotron_allocator.py.
+    verdict.description += fmt::format(": needs {:.3f} GiB of {:.0f} ({:.3f} GiB reserved by PyTorch)",
+                                       peak.device_bytes / kGiB, p.memory.capacity_bytes / kGiB, peak.reserved / kGiB);
     if (!success) return cases;
     // The columns are rank 0's: the first pipeline stage.
     const NanotronMemory first = nanotron_memory(p.stage_memory.front(), r.dp, zero);
@@ -84,7 +87,7 @@ std::vector<CaseResult> row_cases(const NanotronRow& r, const HardwareSpec& h100
         c.measured = r.reserved_gib * kGiB;
         c.predicted = first.reserved;
       } else if (c.metric == "tokens_per_s_per_gpu") {
-        if (c.status == CaseStatus::skipped) continue;
+        if (!c.reason.empty()) continue;  // no measured network
         c.measured = r.tokens_per_s_per_gpu;
         c.predicted = p.tokens_per_s / p.num_gpus;
       } else {

@@ -34,8 +34,10 @@ void apply_nanotron_precision(SoftwareSpec& sw) {
 
 NanotronMemory nanotron_memory(const MemoryBreakdown& b, int dp, int zero_stage, const NanotronStack& stack) {
   const double weights = category(b, "weights");
-  // DDP's buckets: a bf16 gradient per parameter (the weights' bytes), only under DDP.
-  const double ddp_gradients = dp > 1 ? weights : 0.0;
+  // The bf16 gradient of every parameter (the weights' bytes): DDP's buckets under dp > 1,
+  // autograd's .grad tensors otherwise (the accumulator adds them into its fp32 buffer but
+  // does not free them; the rows' dp = 1 peaks need them too).
+  const double ddp_gradients = weights;
   const double nccl = category(b, "communication_buffers");
   NanotronMemory m;
   m.forward_backward_allocated = b.total_bytes - nccl + ddp_gradients;
@@ -44,9 +46,9 @@ NanotronMemory nanotron_memory(const MemoryBreakdown& b, int dp, int zero_stage,
   const double gather = dp > 1 && zero_stage >= 1 ? weights : 0.0;
   m.optimizer_step_allocated =
       weights + ddp_gradients + category(b, "gradients") + category(b, "optimizer_states") + gather;
-  // The caching allocator keeps what forward and backward reserved; the step reuses it
-  // unless it needs more.
-  m.reserved = std::max(m.forward_backward_allocated * (1.0 + stack.allocator_overhead), m.optimizer_step_allocated);
+  // The caching allocator keeps its high-water mark (forward and backward set it unless the
+  // step needs more), split into blocks that fit the requests only in part.
+  m.reserved = std::max(m.forward_backward_allocated, m.optimizer_step_allocated) * (1.0 + stack.allocator_overhead);
   m.device_bytes = m.reserved + nccl + stack.context_bytes;
   return m;
 }
