@@ -22,6 +22,8 @@ struct CaseInputs {
 [[nodiscard]] std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& cache);
 [[nodiscard]] std::vector<CaseResult> collective_cases(const CaseInputs& in);
 [[nodiscard]] std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cache);
+// nanotron_h100.csv (none when the data folder lacks it): nanotron_cases.cpp.
+[[nodiscard]] std::vector<CaseResult> nanotron_cases(const CaseInputs& in, PredictionCache& cache);
 
 // Every file's cases, optionally only the sources whose short name contains `source`.
 [[nodiscard]] std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& source = "");

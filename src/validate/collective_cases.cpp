@@ -85,6 +85,7 @@ std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& sourc
   for (auto& c : inference_cases(in, cache)) cases.push_back(std::move(c));
   for (auto& c : collective_cases(in)) cases.push_back(std::move(c));
   for (auto& c : memory_cases(in, cache)) cases.push_back(std::move(c));
+  for (auto& c : nanotron_cases(in, cache)) cases.push_back(std::move(c));
   if (source.empty()) return cases;
   std::vector<CaseResult> kept;
   for (auto& c : cases) {
