@@ -51,7 +51,11 @@ def load_scenario(hardware: ConfigLike, model: ConfigLike, *, set: Any = None, *
     Raises:
         ConfigError: a missing file, an unknown key, a bad value (file:line, key, hint).
     """
-    sets = _overrides.overrides(set, overrides, "load_scenario")
+    return _load(hardware, model, set, overrides, "load_scenario")
+
+
+def _load(hardware: ConfigLike, model: ConfigLike, set: Any, overrides: Mapping[str, Any], function: str) -> Scenario:
+    sets = _overrides.overrides(set, overrides, function)  # errors name the function called
     return _core.load_scenario(to_source(hardware, "hardware"), to_source(model, "model"), sets)
 
 
@@ -92,7 +96,7 @@ def predict(hardware: Union[ConfigLike, Scenario], model: ConfigLike | None = No
     else:
         if model is None:
             raise argument_error("predict", "model", "missing", "predict(hardware, model, ...)")
-        scenario = load_scenario(hardware, model, set=set, **overrides)
+        scenario = _load(hardware, model, set, overrides, "predict")
     report = _run(_core.predict, scenario, os.fspath(trace) if trace else "", trace_ranks or "",
                   os.fspath(chakra) if chakra else "")
     # As the CLI: an LLM workload that does not fit is reported, then warned about.
@@ -273,7 +277,7 @@ def serve(hardware: Union[ConfigLike, Scenario], model: ConfigLike | None = None
     if scenario is None:
         if model is None:
             raise argument_error("serve", "model", "missing", "serve(hardware, model, ...)")
-        scenario = load_scenario(hardware, model, set=set, **overrides)
+        scenario = _load(hardware, model, set, overrides, "serve")
     elif model is not None or set is not None or overrides:
         raise argument_error("serve", "model", "a Scenario already holds the model and its overrides")
     workload = _core.serve_workload(rate, concurrency, os.fspath(trace_file) if trace_file else None, offline,

@@ -20,6 +20,12 @@ LLAMA31_8B_INF = "tests/data/rapid-llm-reference/model/Llama3.1-8B_inf.yaml"
 GEMM = "configs/examples/gemm_8192_bf16.yaml"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # The library's warnings (uneven pipeline splits in the validation set, ...) are expected
+    # here; the tests that are about them catch them with pytest.warns, which sees them still.
+    config.addinivalue_line("filterwarnings", "ignore::rapidllm.RapidllmWarning")
+
+
 @pytest.fixture(autouse=True)
 def _in_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the configs are named relative to the root, as in the CLI tests

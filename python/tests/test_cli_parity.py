@@ -3,18 +3,8 @@ compared whole (the same renderer produces both, so any difference is a binding 
 
 from __future__ import annotations
 
-import warnings
-
-import pytest
 import rapidllm
 from conftest import GEMM, HW_A100, HW_H100, LLAMA2_7B, LLAMA31_8B, LLAMA31_8B_INF
-
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rapidllm.RapidllmWarning)
-        yield
 
 
 def test_predict_training(cli_json):

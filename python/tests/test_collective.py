@@ -47,9 +47,9 @@ def test_bad_arguments_name_the_argument(kwargs, key, hint):
     assert e.value.file == "collective()" and e.value.key_path == key and e.value.hint == hint
 
 
-def test_too_many_ranks_is_infeasible():
+def test_ranks_not_aligned_with_the_network_is_infeasible():
     with pytest.raises(rapidllm.InfeasibleError):
-        rapidllm.collective(HW_H100, "all_reduce", "1GiB", 10**7)
+        rapidllm.collective(HW_H100, "all_reduce", "1GiB", 12)  # 8 per node: 12 do not align
 
 
 def test_max_events_keyword_bounds_a_simulation():

@@ -42,7 +42,8 @@ def test_import_hf_from_a_dict_and_its_errors():
 
 
 def test_example_script_runs_and_plots(tmp_path: Path):
-    env = dict(os.environ, MPLBACKEND="Agg")
+    # The package this suite imports, for the script run from another folder.
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(Path(rapidllm.__file__).resolve().parents[1]))
     out = subprocess.run([sys.executable, str(ROOT / "examples/qwen2.5_3b_tp.py"), "--out", str(tmp_path)],
                          cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     rows = {line.split()[0]: line.split() for line in out.stdout.splitlines() if line.split()[:1] in (["1"], ["2"])}

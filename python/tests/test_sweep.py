@@ -6,7 +6,8 @@ import pytest
 import rapidllm
 from conftest import HW_H100, LLAMA31_8B
 
-GRID = {"tp": [1, 2, 4], "pp": [1, 2], "zero": [1], "recompute": ["selective"], "schedule": "1f1b"}
+# tp x pp only: 6 plans (single values may be given bare).
+GRID = {"tp": [1, 2, 4], "pp": [1, 2], "sp": False, "mbs": 1, "zero": [1], "recompute": ["selective"], "schedule": "1f1b"}
 
 
 def test_sweep_ranks_the_plans():

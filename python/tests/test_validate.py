@@ -8,8 +8,13 @@ import pytest
 import rapidllm
 
 
-def test_filtered_run_compares_cases():
-    r = rapidllm.validate(source="nccl")
+@pytest.fixture(scope="module")
+def nccl() -> dict:
+    return rapidllm.validate(source="nccl")  # about a second whatever the filter: run once
+
+
+def test_filtered_run_compares_cases(nccl):
+    r = nccl
     assert r["run_type"] == "validate"
     cases = r["cases"]
     assert cases and all("nccl" in c["source"].lower() for c in cases)
@@ -20,10 +25,10 @@ def test_filtered_run_compares_cases():
     assert sum(s["compared"] for s in r["summary"]) == len(compared)
 
 
-def test_frame_of_cases():
+def test_frame_of_cases(nccl):
     df = rapidllm.validate(source="nccl", as_frame=True)
     assert {"source", "metric", "measured", "predicted", "error_pct", "status"} <= set(df.columns)
-    assert len(df) == len(rapidllm.validate(source="nccl")["cases"])
+    assert list(df["row_id"]) == [c["row_id"] for c in nccl["cases"]]
 
 
 def test_missing_data_folder(tmp_path: Path):
