@@ -22,19 +22,22 @@ _GiB = 1024.0**3
 _log = logging.getLogger("rapidllm")
 
 
-def _run(call: Callable[..., str], *args: Any) -> Any:
-    """Runs a C++ call, passes on what the library logged (warnings as RapidllmWarning,
-    the rest to the ``rapidllm`` logger) and parses its JSON."""
-    _core.take_log()  # anything left by an interrupted call is not this one's
+def call(function: Callable[..., Any], *args: Any) -> Any:
+    """Runs a C++ call and passes on what the library logged meanwhile: warnings as
+    RapidllmWarning, the rest to the ``rapidllm`` logger (also when the call raises)."""
     try:
-        text = call(*args)
+        return function(*args)
     finally:
         for level, message in _core.take_log():
             if level in ("warning", "error", "critical"):
-                warnings.warn(message, RapidllmWarning, stacklevel=3)
+                warnings.warn(message, RapidllmWarning, stacklevel=4)
             else:
                 _log.log(logging.getLevelName(level.upper()) if level != "trace" else 5, message)
-    return json.loads(text)
+
+
+def _run(function: Callable[..., str], *args: Any) -> Any:
+    """call() of a function that returns a report's JSON text, parsed."""
+    return json.loads(call(function, *args))
 
 
 def load_scenario(hardware: ConfigLike, model: ConfigLike, *, set: Any = None, **overrides: Any) -> Scenario:
@@ -56,7 +59,7 @@ def load_scenario(hardware: ConfigLike, model: ConfigLike, *, set: Any = None, *
 
 def _load(hardware: ConfigLike, model: ConfigLike, set: Any, overrides: Mapping[str, Any], function: str) -> Scenario:
     sets = _overrides.overrides(set, overrides, function)  # errors name the function called
-    return _core.load_scenario(to_source(hardware, "hardware"), to_source(model, "model"), sets)
+    return call(_core.load_scenario, to_source(hardware, "hardware"), to_source(model, "model"), sets)
 
 
 def predict(hardware: Union[ConfigLike, Scenario], model: ConfigLike | None = None, *, set: Any = None,
@@ -184,7 +187,7 @@ def sweep(hardware: ConfigLike, model: ConfigLike, gpus: int, *, top: int = 10, 
     sets = _overrides.overrides(set, overrides, "sweep")
     hw, md = to_source(hardware, "hardware"), to_source(model, "model")
     if hw[0] == "text" or md[0] == "text":
-        _core.load_scenario(hw, md, sets)  # errors name the dict, not the temporary copy
+        call(_core.load_scenario, hw, md, sets)  # errors name the dict, not the temporary copy
     axes = [(str(axis), [_axis_text(v) for v in _as_list(values)]) for axis, values in (grid or {}).items()]
     varied = []
     for key, values in (vary or {}).items():

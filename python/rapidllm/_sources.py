@@ -107,7 +107,8 @@ def import_hf(config: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, run_
     if isinstance(config, ConfigText) or not isinstance(config, (Mapping, str, os.PathLike)):
         raise TypeError(f"config is a config.json path or dict, not {type(config).__name__}")
     source = to_source(config, "config.json")
-    r = _core.import_hf(source, run_type, global_batch_size, seq_len, decode_len, flash_attention)
+    from ._api import call  # the library's log passed on, as for every call
+    r = call(_core.import_hf, source, run_type, global_batch_size, seq_len, decode_len, flash_attention)
     for w in r["warnings"]:
         warnings.warn(w, RapidllmWarning, stacklevel=2)
     return HfModel(text=r["yaml"], name=f"{source[1] if source[0] == 'file' else source[2]} ({run_type} import)",
