@@ -14,6 +14,7 @@ import json
 import os
 from typing import Any, Mapping, Sequence, Union
 
+import matplotlib
 from matplotlib.figure import Figure
 
 _GiB = 1024.0**3
@@ -38,40 +39,56 @@ def _reports(reports: Union[Report, Sequence[Report]], labels: Sequence[str] | N
     return items, list(labels)
 
 
-def _stacked(ax: Any, bars: list[tuple[str, Mapping[str, float]]], scale: float) -> None:
+def _stacked(ax: Any, bars: list[tuple[str, Mapping[str, float]]], scale: float, colors: Mapping[str, str]) -> None:
     """Horizontal bars, one per (label, {category: value}), stacked by category."""
-    categories = sorted({c for _, parts in bars for c in parts})
-    colors = {c: f"C{i % 10}" for i, c in enumerate(categories)}
     left = [0.0] * len(bars)
-    for c in categories:
+    for c, color in colors.items():
         widths = [parts.get(c, 0.0) / scale for _, parts in bars]
-        ax.barh(range(len(bars)), widths, left=left, color=colors[c], label=c)
+        if any(widths):
+            ax.barh(range(len(bars)), widths, left=left, color=color, label=c)
         left = [a + b for a, b in zip(left, widths)]
     ax.set_yticks(range(len(bars)), [label for label, _ in bars])
     ax.invert_yaxis()
-    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
+
+
+def _colors(bars: list[tuple[str, Mapping[str, float]]]) -> dict[str, str]:
+    """One colour per category, the same in every panel."""
+    return {c: f"C{i % 10}" for i, c in enumerate(sorted({c for _, parts in bars for c in parts}))}
+
+
+def _legend(fig: Figure, ax: Any) -> None:
+    handles, names = [], []
+    for a in fig.axes:  # every category once, whichever panel drew it
+        for h, n in zip(*a.get_legend_handles_labels()):
+            if n not in names:
+                handles.append(h)
+                names.append(n)
+    ax.legend(handles, names, fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
 
 
 def breakdown(reports: Union[Report, Sequence[Report]], labels: Sequence[str] | None = None, *,
               path: Union[str, "os.PathLike[str]", None] = None) -> Figure:
-    """Where the time goes: one stacked bar per prediction (training: ``breakdown``;
-    inference: a bar each for ``prefill_breakdown`` and ``decode_breakdown``), seconds
-    by category (compute.mlp, communication.tp, ...)."""
+    """Where the time goes: one stacked bar per prediction, seconds by category
+    (compute.mlp, communication.tp, ...). Training steps share a panel; inference runs get
+    a prefill panel and a decode panel, each on its own scale (prefill is often 1000x shorter)."""
     items, names = _reports(reports, labels)
-    bars: list[tuple[str, Mapping[str, float]]] = []
+    panels: dict[str, list[tuple[str, Mapping[str, float]]]] = {"step": [], "prefill": [], "decode": []}
     for report, name in zip(items, names):
         if "breakdown" in report:
-            bars.append((name or "step", report["breakdown"]))
+            panels["step"].append((name or "step", report["breakdown"]))
         elif "prefill_breakdown" in report:
-            bars.append(((name + " " if name else "") + "prefill", report["prefill_breakdown"]))
-            bars.append(((name + " " if name else "") + "decode", report["decode_breakdown"]))
+            panels["prefill"].append((name or "prefill", report["prefill_breakdown"]))
+            panels["decode"].append((name or "decode", report["decode_breakdown"]))
         else:
             raise ValueError("rapidllm.plot.breakdown: a report without a time breakdown (a GEMM or a collective?)")
-    fig = Figure(figsize=(9, 1.2 + 0.5 * len(bars)))
-    ax = fig.add_subplot()
-    _stacked(ax, bars, 1.0)
-    ax.set_xlabel("time (s; categories may overlap in the step)")
-    ax.set_title("time by category")
+    used = {k: v for k, v in panels.items() if v}
+    colors = _colors([bar for bars in used.values() for bar in bars])
+    fig = Figure(figsize=(6 + 3 * len(used), 1.5 + 0.45 * max(len(v) for v in used.values())))
+    for i, (panel, bars) in enumerate(used.items()):
+        ax = fig.add_subplot(1, len(used), i + 1)
+        _stacked(ax, bars, 1.0, colors)
+        ax.set_xlabel(f"{panel} time by category (s)")
+    _legend(fig, fig.axes[-1])
     return _finish(fig, path)
 
 
@@ -83,13 +100,14 @@ def memory(reports: Union[Report, Sequence[Report]], labels: Sequence[str] | Non
     bars = [(name or "peak GPU", report["memory_breakdown"]) for report, name in zip(items, names)]
     fig = Figure(figsize=(9, 1.4 + 0.5 * len(bars)))
     ax = fig.add_subplot()
-    _stacked(ax, bars, _GiB)
+    _stacked(ax, bars, _GiB, _colors(bars))
     capacity = items[0]["memory_capacity_bytes"] / _GiB
     ax.axvline(capacity, color="black", linestyle="--", linewidth=1)
     ax.annotate(f"capacity {capacity:.0f} GiB", (capacity, 0), xytext=(3, 0), textcoords="offset points",
                 fontsize="small", va="center")
     ax.set_xlabel("memory per GPU (GiB)")
     ax.set_title("memory by kind")
+    _legend(fig, ax)
     return _finish(fig, path)
 
 
@@ -133,9 +151,10 @@ def validation(result: Report, *, path: Union[str, "os.PathLike[str]", None] = N
         raise ValueError("rapidllm.plot.validation: no compared cases")
     fig = Figure(figsize=(6.5, 6))
     ax = fig.add_subplot()
+    palette = matplotlib.colormaps["tab20"]  # a dozen metrics: more than the ten default colours
     for i, metric in enumerate(sorted({c["metric"] for c in cases})):
         sel = [c for c in cases if c["metric"] == metric]
-        ax.scatter([c["measured"] for c in sel], [c["predicted"] for c in sel], s=12, color=f"C{i % 10}",
+        ax.scatter([c["measured"] for c in sel], [c["predicted"] for c in sel], s=12, color=palette(i % 20),
                    label=f"{metric} ({len(sel)})")
     values = [v for c in cases for v in (c["measured"], c["predicted"]) if v > 0]
     lo, hi = min(values) / 1.5, max(values) * 1.5

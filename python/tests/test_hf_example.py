@@ -48,7 +48,12 @@ def test_example_script_runs_and_plots(tmp_path: Path):
                          cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     rows = {line.split()[0]: line.split() for line in out.stdout.splitlines() if line.split()[:1] in (["1"], ["2"])}
     assert set(rows) == {"1", "2"}
-    tpot1, tpot2 = float(rows["1"][2]), float(rows["2"][2])
-    assert tpot2 < tpot1  # two GPUs read the weights twice as fast
+    # Columns: TP, TTFT ms, TPOT ms, decode tok/s, GiB/GPU, energy J. Splitting a 3B model
+    # halves the weights per GPU and shortens the prefill; at batch 1 the decode step is
+    # mostly per-kernel overheads, so two GPUs gain little per token and spend more energy.
+    one, two = ([float(x) for x in rows[tp][1:]] for tp in ("1", "2"))
+    assert two[0] < one[0]
+    assert two[3] == pytest.approx(one[3] / 2, rel=0.1)
+    assert two[4] > one[4]
     for png in ("qwen2.5_3b_tp.png", "breakdown.png", "memory.png"):
         assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

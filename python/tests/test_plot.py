@@ -24,7 +24,8 @@ def test_breakdown_and_memory(tmp_path: Path):
     assert written(rapidllm.plot.breakdown(train, path=tmp_path / "b.png"), tmp_path / "b.png")
     fig = rapidllm.plot.breakdown([inf, inf], ["a", "b"], path=tmp_path / "bi.png")
     assert written(fig, tmp_path / "bi.png")
-    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["a prefill", "a decode", "b prefill", "b decode"]
+    assert [a.get_xlabel() for a in fig.axes] == ["prefill time by category (s)", "decode time by category (s)"]
+    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["a", "b"]
     assert written(rapidllm.plot.memory([train, inf], ["train", "inf"], path=tmp_path / "m.png"), tmp_path / "m.png")
     with pytest.raises(ValueError, match="labels"):
         rapidllm.plot.memory([train, inf], ["one"])
