@@ -11,7 +11,7 @@ import logging
 import os
 import re
 import warnings
-from typing import Any, Callable, Mapping, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, Mapping, Sequence, Tuple, Union
 
 from . import _core, _frames, _overrides
 from ._errors import InfeasibleError, RapidllmWarning, argument_error
@@ -149,11 +149,15 @@ def collective(hardware: ConfigLike, op: str, bytes: Union[int, float, str], ran
 
 
 def _axis_text(value: Any) -> str:
+    value = _overrides.plain(value)
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def _as_list(value: Any) -> list:
-    return list(value) if isinstance(value, (list, tuple, range)) else [value]
+    """A grid or vary value: one value, or any sequence of them (list, tuple, range, numpy array)."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        return [value]
+    return list(value)
 
 
 def sweep(hardware: ConfigLike, model: ConfigLike, gpus: int, *, top: int = 10, jobs: int = 1,

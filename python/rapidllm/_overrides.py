@@ -52,8 +52,16 @@ def keywords() -> dict[str, str]:
     return dict(_keyword_map())
 
 
+def plain(value: Any) -> Any:
+    """A numpy scalar (np.int64, np.float64, np.bool_) as the Python number it holds."""
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        return value.item()
+    return value
+
+
 def value_text(value: Any) -> str:
     """A Python value as the YAML text ``--set key=TEXT`` would carry."""
+    value = plain(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -63,7 +71,7 @@ def value_text(value: Any) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             return str(value)  # the loader refuses it with the key's own message
-        return repr(value)
+        return float.__repr__(value)
     if isinstance(value, str):
         return value
     if isinstance(value, (list, tuple, Mapping)):

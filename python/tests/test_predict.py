@@ -127,3 +127,11 @@ def test_trace_export(tmp_path: Path):
     events = json.loads(trace.read_text())["traceEvents"]
     assert r["execution"]["mode"] == "full_astrasim_hierarchical"
     assert {e["pid"] for e in events if e["ph"] == "X"} == {0, 1}
+
+
+def test_numpy_values_are_plain_numbers():
+    import numpy as np
+    a = rapidllm.predict(HW_H100, LLAMA31_8B_INF, tp=np.int64(2), set={"tech_param.DRAM.bandwidth": np.float64(2e12)})
+    b = rapidllm.predict(HW_H100, LLAMA31_8B_INF, tp=2, set={"tech_param.DRAM.bandwidth": 2e12})
+    assert a == b
+    assert rapidllm.sweep(HW_H100, LLAMA31_8B, 8, grid={"tp": np.array([2, 4]), "sp": np.bool_(True)})["points"]
