@@ -10,11 +10,22 @@
 namespace rapidllm::cli {
 
 void add_output_options(CLI::App& command, OutputOptions& options) {
-  command.add_option("--format", options.format, "output format")
-      ->check(CLI::IsMember({"table", "json", "csv"}))
-      ->capture_default_str();
-  command.add_option("-o,--output", options.path, "write the result to FILE instead of stdout")
-      ->check([](const std::string& path) { return path.empty() ? "an empty path; leave -o out to print to stdout" : ""; });
+  command.add_option("--format", options.format, "output format (default: from -o's extension, .json or .csv, else table)")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  // Checked while parsing, before any work: an unwritable -o is a usage error (exit 2), not
+  // a failure after a long run.
+  command
+      .add_option("-o,--output", options.path,
+                   "write the result to FILE instead of stdout; FILE.json or FILE.csv pick the format unless --format is given")
+      ->check([](const std::string& path) -> std::string {
+        if (path.empty()) return "an empty path; leave -o out to print to stdout";
+        try {
+          check_output(path);
+        } catch (const ConfigError& e) {
+          return e.problem() + "\n  hint: " + e.hint();  // CLI11 names the option itself
+        }
+        return "";
+      });
 }
 
 void add_set_option(CLI::App& command, std::vector<std::string>& sets) {
@@ -33,7 +44,10 @@ void apply_max_events(const std::string& max_events, std::vector<std::string>& s
   if (!max_events.empty()) sets.push_back("execution_backend.astra.max_events=" + max_events);
 }
 
-OutputFormat format_of(const OutputOptions& options) { return *parse_output_format(options.format); }
+OutputFormat format_of(const OutputOptions& options) {
+  if (!options.format.empty()) return *parse_output_format(options.format);  // IsMember admits only these
+  return options.path.empty() || options.path == "-" ? OutputFormat::table : output_format_for(options.path);
+}
 
 void write_prediction(const Scenario& scenario, const OutputOptions& output, const StepExports& exports,
                       bool fail_if_oom) {

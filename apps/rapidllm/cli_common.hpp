@@ -11,8 +11,8 @@
 namespace rapidllm::cli {
 
 struct OutputOptions {
-  std::string format = "table";
-  std::string path;  // -o FILE; empty = stdout
+  std::string format;  // --format; empty = from -o's extension (output_format_for), else table
+  std::string path;    // -o FILE; empty = stdout
 };
 
 void add_output_options(CLI::App& command, OutputOptions& options);
@@ -23,6 +23,7 @@ void add_set_option(CLI::App& command, std::vector<std::string>& sets);
 void add_max_events_option(CLI::App& command, std::string& max_events);
 void apply_max_events(const std::string& max_events, std::vector<std::string>& sets);
 
+// --format when given, else what -o's extension asks for (.json, .csv; table otherwise).
 [[nodiscard]] OutputFormat format_of(const OutputOptions& options);
 
 // The names of first..last, in the enum's order, for an option's IsMember check: the

@@ -81,7 +81,7 @@ void add_collective_command(CLI::App& app) {
         .dimension = o->dimension.empty() ? std::nullopt : std::optional<std::string>(o->dimension),
         .backend = *parse_network_backend(o->backend)};
     const CollectiveEstimate estimate = run_collective(hw, request, progress_bar("", kProgressDelayS));
-    write_output(render_collective(estimate, request, hw, format_of(o->output)), o->output.path);
+    write_output(render_collective(estimate, request, hw, format_of(o->output), o->sets), o->output.path);
   });
 }
 

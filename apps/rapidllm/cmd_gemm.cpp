@@ -47,7 +47,7 @@ void add_gemm_command(CLI::App& app) {
     if (o->tp > 0) sets.push_back(fmt::format("parallelism.tp={}", o->tp));
     const GemmModelSpec gemm{o->m, o->k, o->n, o->backward, o->shard_axis == "row" ? ShardAxis::row : ShardAxis::column};
     const Scenario scenario{load_hardware(o->hardware, sets), ModelSpec{"command line", gemm}, "",
-                            o->dtype.empty() ? std::nullopt : parse_dtype(o->dtype)};
+                            o->dtype.empty() ? std::nullopt : parse_dtype(o->dtype), sets};
     write_prediction(scenario, o->output);
   });
 }

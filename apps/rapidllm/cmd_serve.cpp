@@ -225,13 +225,13 @@ ServeOptions serve_options(const ServeCommandOptions& o, const CLI::App& cmd) {
   if (o.steady_state && s.disaggregated) {
     bad("--prefill/--decode", "the steady state is an aggregated engine's", "drop --steady-state to simulate the pools");
   }
-  if ((s.slo_ttft_s || s.slo_tpot_s) && o.output.format == "csv" && !o.layouts) {
+  if ((s.slo_ttft_s || s.slo_tpot_s) && format_of(o.output) == OutputFormat::csv && !o.layouts) {
     bad(s.slo_ttft_s ? "--slo-ttft" : "--slo-tpot", "the per-request CSV has no goodput",
         "use --format table or json, or compare the CSV's ttft_s and tpot_s columns with the limits");
   }
   if (o.trace_out == "-") bad("--trace-out", "needs a file name", "e.g. --trace-out serve.json");
   s.record_iterations = !o.trace_out.empty();
-  s.keep_requests = o.output.format != "table";  // csv rows and json's request_log
+  s.keep_requests = format_of(o.output) != OutputFormat::table;  // csv rows and json's request_log
   return s;
 }
 

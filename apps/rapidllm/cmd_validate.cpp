@@ -17,9 +17,17 @@ struct ValidateOptions {
 };
 
 // The repository's folders: from the working directory when run there, else from the
-// source tree this binary was built from.
+// installed data beside an installed binary (<prefix>/bin/../share/rapidllm), else from
+// the source tree this binary was built from.
 std::string repo_path(const std::string& rel) {
-  if (std::filesystem::exists(rel)) return rel;
+  namespace fs = std::filesystem;
+  if (fs::exists(rel)) return rel;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path() / RAPIDLLM_DATA_FROM_BIN / rel;
+    if (fs::exists(installed, ec)) return installed.lexically_normal().string();
+  }
   return std::string(RAPIDLLM_SOURCE_DIR) + "/" + rel;
 }
 }  // namespace

@@ -28,6 +28,14 @@ struct EnergyReport {
 // names are string literals (no allocation per prediction).
 using Breakdown = std::vector<std::pair<std::string_view, double>>;
 
+// Every category a Breakdown (training, prefill or decode) can hold, in a fixed order:
+// compute.<op class>, compute.recompute, communication.<purpose>, pipeline_bubble,
+// optimizer (docs/output-schema.md). A prediction lists only those it spent time on; a
+// table with a column per category takes the columns from here.
+[[nodiscard]] const std::vector<std::string_view>& breakdown_categories();
+// Every category a MemoryBreakdown (training or inference) can hold, in a fixed order.
+[[nodiscard]] std::vector<std::string_view> memory_categories();
+
 // How a prediction was evaluated (RAPID-LLM's execution modes, docs/execution-modes.md)
 // and which symmetry reductions the simulation used.
 struct ExecutionSummary {

@@ -63,6 +63,10 @@ struct StepExports {
 struct PredictOptions {
   PredictionCache* cache = nullptr;  // nullptr = a cache of this prediction's own
   StepExports exports;
+  // Training: size every pipeline rank's memory (TrainingPrediction::stage_memory). false
+  // leaves stage_memory empty and sizes only the ranks that can be the peak (`memory` is
+  // the same): what a plan search wants, where pp can be 64.
+  bool stage_memory = true;
 };
 
 // GEMM workloads run in scenario.gemm_dtype; LLM workloads predict one training step or

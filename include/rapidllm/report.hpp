@@ -22,8 +22,10 @@ namespace rapidllm {
 // nothing to render: throws InfeasibleError with its message.
 [[nodiscard]] std::string render_prediction(const Result& result, const Scenario& scenario, OutputFormat format);
 
+// `overrides`: the --set overrides the hardware was loaded with, which JSON echoes.
 [[nodiscard]] std::string render_collective(const CollectiveEstimate& estimate, const CollectiveRequest& request,
-                                            const HardwareSpec& hardware, OutputFormat format);
+                                            const HardwareSpec& hardware, OutputFormat format,
+                                            const std::vector<std::string>& overrides = {});
 
 // A sweep: table = its best points and Pareto front with a summary; csv = one row per kept
 // point with fixed columns; json = the summary, the best points, the front and every kept
@@ -64,14 +66,30 @@ namespace rapidllm {
 [[nodiscard]] std::string_view to_string(ArrivalKind arrivals);  // poisson, concurrency, trace, offline
 [[nodiscard]] std::string_view to_string(KvBudget budget);  // fraction-of-total, fraction-of-free
 
+// The CSV reports (docs/output-schema.md documents every column of each). A report of one
+// kind has exactly csv_columns(kind), in order, whatever the plan, model or run: a column
+// that does not apply to a run is empty, never missing. prediction: `predict` of LLM
+// training and inference (one row); gemm: `gemm` and GEMM model files (a row per pass and a
+// total); collective; validation (a row per case); serve_requests, serve_layouts,
+// serve_steady_state: `serve`'s three reports; sweep: one row per point, the --vary keys'
+// columns inserted after `index`.
+enum class CsvReport { prediction, gemm, collective, validation, serve_requests, serve_layouts, serve_steady_state, sweep };
+[[nodiscard]] std::string_view to_string(CsvReport report);  // "prediction", "serve_requests", ...
+[[nodiscard]] std::vector<std::string> csv_columns(CsvReport report);
+
 // `rapidllm config list`: key path, file, type, unit, default and meaning of each setting.
 [[nodiscard]] std::string render_settings(const std::vector<SettingInfo>& settings, OutputFormat format);
 
 // Writes `text` to `path` whole (temp file + rename, so a failed run never leaves half a
 // result behind), or to stdout when path is empty or "-". A symbolic link is followed; a
-// device or a FIFO is written through, never replaced. Throws ConfigError for a folder or
-// a missing folder, Error on I/O failure.
+// device or a FIFO is written through, never replaced. Throws ConfigError for a path that
+// cannot be written (a folder, a missing folder, no permission, a read-only file system),
+// Error when the write fails on the way (disk full).
 void write_output(const std::string& text, const std::string& path);
+// The same checks before any work, so a long run does not end in an unwritable -o: throws
+// ConfigError for a folder, a missing folder or one this user may not write to (root may
+// write anywhere; write_output still refuses what the file system does).
+void check_output(const std::string& path);
 
 // The same for output written piece by piece (a streamed sweep): to stdout as it comes, or
 // to `path` through a temp file renamed by commit() (a device or FIFO: directly);

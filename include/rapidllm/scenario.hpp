@@ -19,6 +19,9 @@ struct Scenario {
   // The dtype a GEMM workload runs in; absent = sw_param.precision.tensor_format. LLM
   // workloads take theirs from the precision settings.
   std::optional<DType> gemm_dtype;
+  // The command-line overrides ("key=value", as given) the specs were loaded with: reports
+  // echo them. load_scenario fills it; a scenario built by hand says what it applied.
+  std::vector<std::string> overrides;
 };
 
 // load_inputs (config.hpp) as a Scenario named after model_path. Throws ConfigError.

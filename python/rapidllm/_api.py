@@ -203,13 +203,25 @@ def sweep(hardware: ConfigLike, model: ConfigLike, gpus: int, *, top: int = 10, 
     return _frames.sweep_frame(result) if as_frame else result
 
 
+def _data_folder(rel: str) -> str:
+    """Where ``rapidllm validate`` looks, in its order: the working directory when it holds
+    ``rel``, the data an install put beside the package (<prefix>/share/rapidllm, the package
+    being in <prefix>/lib/python3.X/dist-packages), else "" (the C++ side then takes the
+    checkout the module was built from)."""
+    if os.path.isdir(rel):
+        return rel
+    installed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "share", "rapidllm", rel)
+    return os.path.normpath(installed) if os.path.isdir(installed) else ""
+
+
 def validate(*, data_dir: str | os.PathLike[str] | None = None, configs_dir: str | os.PathLike[str] | None = None,
              source: str = "", as_frame: bool = False) -> Any:
     """Predicts every published measurement and compares (``rapidllm validate``).
 
     Args:
-        data_dir: folder of the ground-truth CSV files (default: the checkout's validation/data).
-        configs_dir: folder of the device configs (default: the checkout's configs).
+        data_dir: folder of the ground-truth CSV files (default, as the CLI: ./validation/data,
+            else an install's share/rapidllm/validation/data, else the checkout's).
+        configs_dir: folder of the device configs (default likewise: configs).
         source: only sources whose short name contains this (e.g. ``"dgxc"``).
         as_frame: return the cases as a pandas DataFrame.
 
@@ -218,8 +230,8 @@ def validate(*, data_dir: str | os.PathLike[str] | None = None, configs_dir: str
         ``status`` compared/skipped/failed, ``reason``) and ``summary`` (per source and
         metric: mean/median/max absolute error in %), or the cases as a DataFrame.
     """
-    result = _run(_core.validate, os.fspath(data_dir) if data_dir else "",
-                  os.fspath(configs_dir) if configs_dir else "", source)
+    result = _run(_core.validate, os.fspath(data_dir) if data_dir else _data_folder("validation/data"),
+                  os.fspath(configs_dir) if configs_dir else _data_folder("configs"), source)
     return _frames.frame(result["cases"]) if as_frame else result
 
 

@@ -14,7 +14,8 @@ namespace {
 
 // The workload's prediction; throws InfeasibleError when the scenario cannot run.
 decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::CostCache* costs,
-                                              const StepExports& exports) {
+                                              const PredictOptions& options) {
+  const StepExports& exports = options.exports;
   const HardwareSpec& hardware = scenario.hardware;
   if (const auto* gemm = std::get_if<GemmModelSpec>(&scenario.model.workload)) {
     return exec::predict_gemm(hardware, *gemm, scenario.gemm_dtype.value_or(hardware.sw.precision.tensor_format.dtype));
@@ -24,6 +25,7 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
   detail::check_exports(exports, hardware, llm.run_type);
   if (llm.run_type == RunType::training) {
     exec::TrainingRunOptions run = detail::training_run(hardware);
+    run.stage_memory = options.stage_memory;
     exec::Timeline timeline;
     exec::StepGraph graph;
     const bool exporting = !exports.trace_file.empty() || !exports.chakra_dir.empty();
@@ -62,7 +64,7 @@ Result predict(const Scenario& scenario, const PredictOptions& options) {
   Result result;
   try {
     result.prediction = predict_workload(scenario, options.cache != nullptr ? &options.cache->impl_->costs : nullptr,
-                                         options.exports);
+                                         options);
   } catch (const InfeasibleError& e) {
     // A point that cannot run is a result, not a failure; ConfigError (a workload the
     // models do not cover) propagates.

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "api/csv_schemas.hpp"
 #include "api/json_text.hpp"
 #include "io/report_header.hpp"
 #include "io/spec_json.hpp"
@@ -99,7 +100,7 @@ io::ReportHeader serve_header(const Scenario& scenario, const ServeOptions& opti
   const nlohmann::json resolved = {{"hardware", io::hardware_json(scenario.hardware)},
                                    {"model", io::model_json(scenario.model)},
                                    {"serve", options_json(options, simulated)}};
-  return {io::config_hash(resolved), scenario.hardware.source, scenario.model_file};
+  return {io::config_hash(resolved), scenario.hardware.source, scenario.model_file, scenario.overrides};
 }
 
 // The header, the run kind and the settings: what every serve JSON report starts with.
@@ -174,8 +175,10 @@ nlohmann::json result_json(const ServeResult& r, const Scenario& scenario, const
   return j;
 }
 
+std::string csv_header(const std::vector<std::string>& columns) { return fmt::format("{}\n", fmt::join(columns, ",")); }
+
 std::string requests_csv(const ServeResult& r) {
-  std::string out = "id,replica,arrival_s,input_tokens,output_tokens,ttft_s,tpot_s,e2e_s,preemptions\n";
+  std::string out = csv_header(detail::serve_requests_csv_columns());
   for (const ServedRequest& q : by_id(r)) {
     // "{}": the shortest text that reads back to the same double.
     out += fmt::format("{},{},{},{},{},{},{},{},{}\n", q.id, q.replica, q.arrival_s, q.input_tokens,
@@ -307,9 +310,8 @@ std::string steady_table(const SteadyState& s, const Scenario& scenario, const S
 }
 
 std::string steady_csv(const SteadyState& s) {
-  return fmt::format(
-      "resident_requests_per_replica,decode_tokens_per_iteration,prefill_tokens_per_iteration,iteration_s,"
-      "requests_per_s,output_tokens_per_s,output_tokens_per_s_per_gpu,limited_by\n{},{},{},{},{},{},{},{}\n",
+  return csv_header(detail::serve_steady_state_csv_columns()) + fmt::format(
+      "{},{},{},{},{},{},{},{}\n",
       s.resident_requests, s.decode_tokens_per_iteration, s.prefill_tokens_per_iteration, s.iteration_s,
       s.requests_per_s, s.output_tokens_per_s, s.output_tokens_per_s_per_gpu, s.limited_by);
 }
@@ -357,9 +359,7 @@ nlohmann::json layouts_json(const std::vector<ServeLayout>& layouts, int gpus, c
 }
 
 std::string layouts_csv(const std::vector<ServeLayout>& layouts) {
-  std::string out =
-      "layout,num_gpus,goodput_requests_per_s_per_gpu,goodput_requests_per_s,slo_attainment,requests_per_s,"
-      "output_tokens_per_s_per_gpu,ttft_p50_s,ttft_p99_s,tpot_p50_s,tpot_p99_s,preemptions,infeasible\n";
+  std::string out = csv_header(detail::serve_layouts_csv_columns());
   for (const ServeLayout& l : layouts) {
     if (!l.infeasible.empty()) {
       out += fmt::format("{},,,,,,,,,,,,\"{}\"\n", layout_text(l), l.infeasible);
@@ -400,6 +400,31 @@ std::string layouts_table(const std::vector<ServeLayout>& layouts, int gpus, con
 }
 
 }  // namespace
+
+namespace detail {
+
+const std::vector<std::string>& serve_requests_csv_columns() {
+  static const std::vector<std::string> columns{"id",     "replica", "arrival_s", "input_tokens", "output_tokens",
+                                                "ttft_s", "tpot_s",  "e2e_s",     "preemptions"};
+  return columns;
+}
+
+const std::vector<std::string>& serve_layouts_csv_columns() {
+  static const std::vector<std::string> columns{
+      "layout",         "num_gpus",   "goodput_requests_per_s_per_gpu", "goodput_requests_per_s", "slo_attainment",
+      "requests_per_s", "output_tokens_per_s_per_gpu", "ttft_p50_s",    "ttft_p99_s",             "tpot_p50_s",
+      "tpot_p99_s",     "preemptions", "infeasible"};
+  return columns;
+}
+
+const std::vector<std::string>& serve_steady_state_csv_columns() {
+  static const std::vector<std::string> columns{
+      "resident_requests_per_replica", "decode_tokens_per_iteration", "prefill_tokens_per_iteration", "iteration_s",
+      "requests_per_s", "output_tokens_per_s", "output_tokens_per_s_per_gpu", "limited_by"};
+  return columns;
+}
+
+}  // namespace detail
 
 std::string render_serve_layouts(const std::vector<ServeLayout>& layouts, int gpus, const Scenario& scenario,
                                  const ServeOptions& options, OutputFormat format) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/csv_schemas.hpp"
 #include "api/json_text.hpp"
 #include "rapidllm/report.hpp"
 #include "rapidllm/version.hpp"
@@ -120,15 +121,24 @@ std::string table(const SweepResult& r) {
 
 }  // namespace
 
+namespace detail {
+
+const std::vector<std::string>& sweep_csv_columns() {
+  static const std::vector<std::string> columns{
+      "tp",     "sp",      "cp",           "ep",           "pp",     "dp",     "schedule",
+      "vpp",    "micro_batch_size",        "zero_stage",   "recompute",      "placement",
+      "status", "time_s",  "tokens_per_s", "tokens_per_s_per_gpu", "mfu",    "ttft_s", "tpot_s",
+      "peak_memory_bytes", "memory_capacity_bytes", "fits_in_memory", "energy_j", "refined_time_s", "reason"};
+  return columns;
+}
+
+}  // namespace detail
+
 std::string sweep_csv_header(const std::vector<std::string>& varied_keys) {
+  // The index, then one column per varied key, then the fixed columns.
   std::vector<std::string> header{"index"};
   for (const auto& k : varied_keys) header.push_back(k);
-  for (const char* c : {"tp", "sp", "cp", "ep", "pp", "dp", "schedule", "vpp", "micro_batch_size", "zero_stage",
-                        "recompute", "placement", "status", "time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "ttft_s",
-                        "tpot_s", "peak_memory_bytes", "memory_capacity_bytes", "fits_in_memory", "energy_j",
-                        "refined_time_s", "reason"}) {
-    header.emplace_back(c);
-  }
+  for (const auto& c : detail::sweep_csv_columns()) header.push_back(c);
   return fmt::format("{}\n", fmt::join(header, ","));
 }
 
@@ -198,7 +208,7 @@ std::optional<SweepPoint> parse_sweep_csv_row(const std::string& row, std::size_
       f.back() += c;
     }
   }
-  if (quoted || f.size() != 1 + varied_keys + 25) return std::nullopt;
+  if (quoted || f.size() != 1 + varied_keys + detail::sweep_csv_columns().size()) return std::nullopt;
   SweepPoint p;
   try {
     std::size_t i = 0;

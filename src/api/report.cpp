@@ -1,4 +1,5 @@
 // The report.hpp functions that io/ implements as they are, and the streamed output.
+#include <cerrno>
 #include <filesystem>
 #include <iostream>
 
@@ -17,6 +18,10 @@ std::string render_settings(const std::vector<SettingInfo>& settings, OutputForm
 
 void write_output(const std::string& text, const std::string& path) { io::write_output(text, path); }
 
+void check_output(const std::string& path) {
+  if (!path.empty() && path != "-") (void)io::output_target(path);
+}
+
 StreamedOutput::StreamedOutput(const std::string& path) : path_(path) {
   if (path.empty() || path == "-") return;
   const io::OutputTarget target = io::output_target(path);
@@ -24,8 +29,9 @@ StreamedOutput::StreamedOutput(const std::string& path) : path_(path) {
   // or a FIFO is written through (temp_ stays empty).
   if (target.whole) temp_ = target.path.string() + ".partial";
   target_ = target.path.string();
+  errno = 0;
   file_ = std::make_unique<std::ofstream>(temp_.empty() ? target_ : temp_, std::ios::binary | std::ios::trunc);
-  if (!*file_) throw Error(fmt::format("cannot write '{}': check that its folder is writable", path));
+  if (!*file_) io::cannot_create(path, errno);
 }
 
 StreamedOutput::~StreamedOutput() {

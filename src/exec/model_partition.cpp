@@ -136,16 +136,17 @@ parallel::PartSettings ModelPartition::layer_settings(int layer) const {
 }
 
 std::array<int, model::kLayerKinds> ModelPartition::stage_layer_kinds(int stage, int vpp) const {
+  std::array<int, model::kLayerKinds> n{};
+  if (single_kind_ >= 0) {
+    const RankSplit split = rank_split(vpp);
+    n[static_cast<std::size_t>(single_kind_)] = split.layers + (stage < split.fuller ? 1 : 0);
+    return n;
+  }
   const int chunks = degrees_.pp * vpp;
   const int base = dims_.layers / chunks;
   const int longer = dims_.layers % chunks;  // the first chunks take one layer more
-  std::array<int, model::kLayerKinds> n{};
   for (int c = stage; c < chunks; c += degrees_.pp) {
     const int count = base + (c < longer ? 1 : 0);
-    if (single_kind_ >= 0) {
-      n[static_cast<std::size_t>(single_kind_)] += count;
-      continue;
-    }
     const std::array<int, model::kLayerKinds> in_chunk = dims_.layer_kinds(c * base + std::min(c, longer), count);
     for (std::size_t k = 0; k < n.size(); ++k) n[k] += in_chunk[k];
   }

@@ -45,6 +45,17 @@ class ModelPartition {
   // pp x vpp chunks as even as possible, the first chunks taking the remainder; rank i
   // holds chunks i, i + pp, ...
   [[nodiscard]] std::array<int, model::kLayerKinds> stage_layer_kinds(int stage, int vpp) const;
+  // The same split as counts alone: rank i holds `layers` layers, plus one when i < `fuller`
+  // (vpp chunks of L / (pp x vpp) layers each, the first L mod (pp x vpp) chunks one more).
+  struct RankSplit {
+    int layers = 0;
+    int fuller = 0;
+  };
+  [[nodiscard]] RankSplit rank_split(int vpp) const {
+    const int chunks = degrees_.pp * vpp;
+    const int longer = dims_.layers % chunks;
+    return {dims_.layers / chunks * vpp + longer / degrees_.pp, longer % degrees_.pp};
+  }
 
  protected:
   const HardwareSpec& hw_;

@@ -1,16 +1,16 @@
 #include "exec/training_predictor.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include "exec/breakdown_categories.hpp"
 #include "exec/llm_context.hpp"
 #include "energy/energy_report.hpp"
 #include "exec/op_list_cost.hpp"
-#include "memory/activation_memory.hpp"
-#include "memory/training_memory.hpp"
+#include "exec/stage_groups.hpp"
+#include "exec/stage_memory.hpp"
 #include "model/model_flops.hpp"
 #include "parallel/batching.hpp"
 #include "parallel/pipeline_schedule.hpp"
@@ -22,116 +22,10 @@ namespace rapidllm::exec {
 
 namespace {
 
-// Parameters one rank of a pipeline rank holds, given its layers of each kind: TP shards
-// the matrices and embeddings, EP the routed experts.
-model::LayerParameters stage_parameters(const ModelPartition& ctx, const std::array<int, model::kLayerKinds>& kinds,
-                                        bool first, bool last) {
-  const auto& d = ctx.dims();
-  model::LayerParameters p;
-  for (int kind = 0; kind < model::kLayerKinds; ++kind) {
-    const int n = kinds[static_cast<std::size_t>(kind)];
-    if (n == 0) continue;
-    const model::LayerParameters& layer = ctx.rank_layer_parameters(ctx.first_layer_of_kind()[static_cast<std::size_t>(kind)]);
-    p.dense += n * layer.dense;
-    p.routed_experts += n * layer.routed_experts;
-  }
-  const double table = static_cast<double>(d.vocab) * static_cast<double>(d.hidden) / ctx.degrees().tp;
-  if (first) p.dense += table;
-  if (last && (!d.tied_embeddings || ctx.degrees().pp > 1)) p.dense += table;
-  return p;
-}
-
-int layer_count(const std::array<int, model::kLayerKinds>& kinds) {
-  return std::accumulate(kinds.begin(), kinds.end(), 0);
-}
-
 // Parameters a rank's data-parallel gradient collective carries: the dense ones after
 // their reduce-scatter over ep, and the experts.
 double dp_group_parameters(const model::LayerParameters& p, int ep) {
   return ep > 1 ? p.dense / ep + p.routed_experts : p.total();
-}
-
-int communicators(const parallel::Degrees& d) {
-  int n = 0;
-  for (int degree : {d.tp, d.cp, d.ep, d.dp, d.pp}) n += degree > 1 ? 1 : 0;
-  return n;
-}
-
-// The peak stage's memory in `out.memory`, and with `every_stage` each stage's in
-// `out.stage_memory`. `kinds` and `params`: each stage's layers of each kind and
-// stage_parameters.
-void add_memory(const ModelPartition& ctx, const model::LocalShape& shape,
-                const std::vector<std::array<int, model::kLayerKinds>>& kinds,
-                const std::vector<model::LayerParameters>& params, const parallel::Batching& batching, int vpp,
-                bool every_stage, TrainingPrediction& out) {
-  const auto& hw = ctx.hardware();
-  const auto& d = ctx.dims();
-  const auto& deg = ctx.degrees();
-  memory::ActivationOptions options;
-  options.recompute = hw.sw.recompute == ActivationRecompute::full        ? memory::Recompute::full
-                      : hw.sw.recompute == ActivationRecompute::selective ? memory::Recompute::selective
-                                                                          : memory::Recompute::none;
-  options.dropout = ctx.spec().model_type == "gpt";
-  options.stats_bytes = hw.sw.precision.stats.bytes;
-  const double per_layer = memory::layer_activation_bytes(d, shape, options);
-  const double per_moe_layer = d.has_moe() ? memory::layer_activation_bytes(d, shape, options, true) : 0.0;
-  const double stream = static_cast<double>(shape.norm_tokens()) * static_cast<double>(d.hidden) * shape.element_bytes;
-  // The loss works on the logits in fp32 next to their 16-bit copy: one micro-batch's at a time.
-  const double logits = static_cast<double>(shape.tokens()) * static_cast<double>(d.vocab) / deg.tp *
-                        (4.0 + shape.element_bytes);
-  // ZeRO-3 gathers one layer at a time: the largest (an MoE layer's experts outweigh a dense one).
-  double largest_layer = 0.0;
-  for (int layer : ctx.first_layer_of_kind()) {
-    if (layer >= 0) largest_layer = std::max(largest_layer, ctx.rank_layer_parameters(layer).total());
-  }
-  // A layer's weight gradients come out of backward in grad_microbatch and are then added into
-  // the gradient buffer: in another format they need a buffer of their own for the largest
-  // layer (a framework fusing the accumulation into the GEMM, as Megatron's
-  // gradient_accumulation_fusion does, writes straight into the buffer: formats equal).
-  const PrecisionSpec& precision = hw.sw.precision;
-  const double wgrad_transient =
-      precision.grad_microbatch.bytes != precision.gradients.bytes ? largest_layer * precision.grad_microbatch.bytes : 0.0;
-  if (every_stage) out.stage_memory.reserve(static_cast<std::size_t>(deg.pp));
-  MemoryBreakdown stage;
-  for (int i = 0; i < deg.pp; ++i) {
-    const bool last = i == deg.pp - 1;
-    const auto& n = kinds[static_cast<std::size_t>(i)];
-    memory::StageMemoryInputs in;
-    in.parameters = params[static_cast<std::size_t>(i)].total();
-    in.expert_parameters = params[static_cast<std::size_t>(i)].routed_experts;
-    in.expert_dp = deg.dp;
-    in.layer_parameters = largest_layer;
-    in.layers = layer_count(n);
-    int moe_layers = 0;
-    for (int kind = 0; kind < model::kLayerKinds; ++kind) moe_layers += model::moe_kind(kind) ? n[static_cast<std::size_t>(kind)] : 0;
-    in.layer_activation_bytes =
-        moe_layers == 0 ? per_layer : ((in.layers - moe_layers) * per_layer + moe_layers * per_moe_layer) / in.layers;
-    in.extra_activation_bytes = last ? 2.0 * stream : 0.0;  // final norm and LM head inputs
-    in.in_flight_micro_batches =
-        memory::in_flight_micro_batches(hw.parallelism.pp_schedule, i, deg.pp, batching.micro_batches, vpp);
-    in.transient_bytes = std::max(last ? logits : 0.0, wgrad_transient);
-    memory::training_stage_memory(hw, in, i, deg.dp * deg.ep, communicators(deg), stage);
-    if (every_stage) out.stage_memory.push_back(stage);
-    if (i == 0 || stage.total_bytes > out.memory.total_bytes) std::swap(out.memory, stage);
-  }
-}
-
-// Each pipeline rank's layers of each kind and its parameters per rank.
-struct StageLayers {
-  std::vector<std::array<int, model::kLayerKinds>> kinds;
-  std::vector<model::LayerParameters> params;
-};
-
-StageLayers stage_layers(const ModelPartition& ctx, int vpp) {
-  const int pp = ctx.degrees().pp;
-  StageLayers out;
-  out.kinds.reserve(static_cast<std::size_t>(pp));
-  out.params.reserve(static_cast<std::size_t>(pp));
-  for (int i = 0; i < pp; ++i) {
-    out.kinds.push_back(ctx.stage_layer_kinds(i, vpp));
-    out.params.push_back(stage_parameters(ctx, out.kinds.back(), i == 0, i == pp - 1));
-  }
-  return out;
 }
 
 // Dynamic energy of the step on every GPU: each rank of a stage runs that stage's
@@ -143,18 +37,22 @@ struct StepEnergyInputs {
   double optimizer_bytes = 0.0;  // per rank
 };
 
-energy::Energy step_energy(LlmContext& ctx, const std::vector<GraphCost>& parts, const StepEnergyInputs& in) {
+energy::Energy step_energy(LlmContext& ctx, const StageGroups& stages, const std::vector<GraphCost>& parts,
+                           const StepEnergyInputs& in) {
   const auto& deg = ctx.degrees();
   const double ranks_per_stage = static_cast<double>(deg.tp) * deg.cp * deg.ep * deg.dp;
-  energy::Energy total;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    energy::Energy stage = parts[i].energy();
-    stage.network_j += i + 1 < parts.size() ? in.p2p_j : 0.0;
+  std::vector<energy::Energy> per_group;
+  per_group.reserve(parts.size());
+  for (std::size_t g = 0; g < parts.size(); ++g) {
+    energy::Energy stage = parts[g].energy();
+    stage.network_j += stages.groups[g].last ? 0.0 : in.p2p_j;
     energy::Energy per_rank = stage.scaled(in.reps);
     per_rank.network_j += in.dp_j;
     per_rank += ctx.coster().energy().streaming(0.0, in.optimizer_bytes);
-    total += per_rank.scaled(ranks_per_stage);
+    per_group.push_back(per_rank.scaled(ranks_per_stage));
   }
+  energy::Energy total;  // summed rank by rank, in rank order
+  for (int group : stages.of_stage) total += per_group[static_cast<std::size_t>(group)];
   return total;
 }
 
@@ -193,17 +91,17 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
   for (std::size_t k = 0; k < kOpClasses; ++k) {
     add(out.breakdown, model::compute_category(static_cast<model::OpClass>(k)), sim.compute_s[k]);
   }
-  add(out.breakdown, "compute.recompute", sim.recompute_s);
+  add(out.breakdown, kRecomputeCategory, sim.recompute_s);
   for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::ep,
                              model::CommPurpose::zero3, model::CommPurpose::pp}) {
     add(out.breakdown, model::comm_category(purpose), sim.exposed_comm_s[static_cast<std::size_t>(purpose)]);
   }
-  add(out.breakdown, "pipeline_bubble", sim.bubble_s);
+  add(out.breakdown, kPipelineBubbleCategory, sim.bubble_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::dp),
       sim.exposed_comm_s[static_cast<std::size_t>(model::CommPurpose::dp)] + gather);
   add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync),
       sim.exposed_comm_s[static_cast<std::size_t>(model::CommPurpose::embedding_sync)]);
-  add(out.breakdown, "optimizer", sim.optimizer_s);
+  add(out.breakdown, kOptimizerCategory, sim.optimizer_s);
   ExecutionSummary& e = out.execution;
   e.pipeline = "simulated";
   e.simulated_units = sim.units;
@@ -226,9 +124,8 @@ TrainingPrediction training_memory(const HardwareSpec& hw, const LlmModelSpec& s
   out.micro_batches = batching.micro_batches;
   out.micro_batch_size = batching.micro_batch_size;
   out.gradient_accumulation = batching.flushes;
-  const StageLayers stages = stage_layers(ctx, vpp);
-  add_memory(ctx, ctx.local_shape(batching.micro_batch_size, spec.seq_len), stages.kinds, stages.params, batching, vpp,
-             false, out);
+  add_stage_memory(ctx, ctx.local_shape(batching.micro_batch_size, spec.seq_len), stage_groups(ctx, vpp), batching,
+                   vpp, false, out);
   return out;
 }
 
@@ -252,14 +149,13 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   // The dense parameters are data-parallel over dp x ep (the routed experts over dp).
   const int dense_dp = deg.dp * deg.ep;
   const int zero = dense_dp > 1 ? hw.sw.dp_zero_stage : 0;
-  const StageLayers stage_layer = stage_layers(ctx, vpp);
+  const StageGroups stage_group = stage_groups(ctx, vpp);
   model::LayerParameters stage_params;  // per rank, the stage whose DP collective carries the most
   double params = 0.0;
-  for (int i = 0; i < deg.pp; ++i) {
-    const model::LayerParameters& p = stage_layer.params[static_cast<std::size_t>(i)];
-    if (i == 0 || dp_group_parameters(p, deg.ep) > params) {
-      stage_params = p;
-      params = dp_group_parameters(p, deg.ep);
+  for (const StageGroup& g : stage_group.groups) {
+    if (g.first_stage == 0 || dp_group_parameters(g.params, deg.ep) > params) {
+      stage_params = g.params;
+      params = dp_group_parameters(g.params, deg.ep);
     }
   }
   parallel::StepCommInputs step_in;
@@ -280,24 +176,28 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const CommCosts::Cost boundary = executor.comm(step.boundary);
   const double p2p_s = vpp * boundary.time_s;
 
-  std::vector<parallel::StageTime> stages;
+  // Each group's part and stage time, costed once; then every rank's time.
   std::vector<GraphCost> parts;
-  stages.reserve(static_cast<std::size_t>(deg.pp));
-  parts.reserve(static_cast<std::size_t>(deg.pp));
-  for (int i = 0; i < deg.pp; ++i) {
-    // The stage's layers, each kind (windowed attention, MoE MLP) at its own cost.
-    GraphCost part = ctx.kinds_cost(part_costs, stage_layer.kinds[static_cast<std::size_t>(i)]);
-    if (i == 0) part += embedding;
-    if (i == deg.pp - 1) part += head;
+  std::vector<parallel::StageTime> group_times;
+  parts.reserve(stage_group.groups.size());
+  group_times.reserve(stage_group.groups.size());
+  for (const StageGroup& g : stage_group.groups) {
+    // The rank's layers, each kind (windowed attention, MoE MLP) at its own cost.
+    GraphCost part = ctx.kinds_cost(part_costs, g.kinds);
+    if (g.first) part += embedding;
+    if (g.last) part += head;
     parallel::StageTime st;
-    st.forward_s = part.forward_s() + (i < deg.pp - 1 ? p2p_s : 0.0);
-    st.backward_s = part.backward_s() + (i > 0 ? p2p_s : 0.0);
+    st.forward_s = part.forward_s() + (g.last ? 0.0 : p2p_s);
+    st.backward_s = part.backward_s() + (g.first ? 0.0 : p2p_s);
     // What a zero-bubble schedule can take out of the backward pass: not the weight
     // gradients that prefetched ZeRO-3 communication would keep the pass as long without.
     st.weight_grad_s = part.compute.weight_grad_s - part.weight_grad_under_prefetch_s;
-    stages.push_back(st);
+    group_times.push_back(st);
     parts.push_back(std::move(part));
   }
+  std::vector<parallel::StageTime> stages;
+  stages.reserve(static_cast<std::size_t>(deg.pp));
+  for (int group : stage_group.of_stage) stages.push_back(group_times[static_cast<std::size_t>(group)]);
   if (par.pp_schedule == PipelineSchedule::dualpipe) {
     // DualPipe runs two mirrored pipelines: rank i holds stage i of one and stage pp-1-i of
     // the other, each for half the micro-batches, so the ends share the embedding and head.
@@ -415,36 +315,36 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   }
   out.stage_forward_s = stages[crit].forward_s;
   out.stage_backward_s = stages[crit].backward_s;
-  add_memory(ctx, shape, stage_layer.kinds, stage_layer.params, batching, vpp, true, out);
+  add_stage_memory(ctx, shape, stage_group, batching, vpp, options.stage_memory, out);
 
   StepEnergyInputs energy_in;
   energy_in.reps = static_cast<double>(batching.flushes) * batching.micro_batches;
   energy_in.p2p_j = 2.0 * vpp * boundary.energy_j;
   if (dense_dp > 1 && zero < 3) energy_in.dp_j = sync.energy_j + gather.energy_j;
   energy_in.optimizer_bytes = optimizer_params * bytes_per_param;
-  out.energy = energy::energy_report(hw, step_energy(ctx, parts, energy_in), out.step_time_s, out.num_gpus,
+  out.energy = energy::energy_report(hw, step_energy(ctx, stage_group, parts, energy_in), out.step_time_s, out.num_gpus,
                                      tokens);
 
   if (sim) return out;
   // Breakdown: the critical stage's micro-batches, then the step-level terms.
   out.breakdown.reserve(kOpClasses + 10);
   const double reps = static_cast<double>(batching.flushes) * batching.micro_batches;
-  const GraphCost& c = parts[crit];
+  const GraphCost& c = parts[static_cast<std::size_t>(stage_group.of_stage[crit])];
   for (std::size_t k = 0; k < kOpClasses; ++k) {
     add(out.breakdown, model::compute_category(static_cast<model::OpClass>(k)),
         reps * (c.compute.forward_s[k] + c.compute.backward_s[k]));
   }
-  add(out.breakdown, "compute.recompute", reps * c.recompute_s);
+  add(out.breakdown, kRecomputeCategory, reps * c.recompute_s);
   for (const auto purpose : {model::CommPurpose::tp, model::CommPurpose::cp, model::CommPurpose::ep,
                              model::CommPurpose::zero3}) {
     add(out.breakdown, model::comm_category(purpose), reps * c.comm_s(purpose));
   }
   add(out.breakdown, model::comm_category(model::CommPurpose::pp),
       reps * ((crit < stages.size() - 1 ? p2p_s : 0.0) + (crit > 0 ? p2p_s : 0.0)));
-  add(out.breakdown, "pipeline_bubble", batching.flushes * flush.bubble_s);
+  add(out.breakdown, kPipelineBubbleCategory, batching.flushes * flush.bubble_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::dp), dp_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync), embedding_sync.time_s);
-  add(out.breakdown, "optimizer", optimizer_s);
+  add(out.breakdown, kOptimizerCategory, optimizer_s);
   return out;
 }
 

@@ -29,6 +29,7 @@ struct TrainingRunOptions {
   std::string mode = "analytical";  // reported: the execution mode asked for
   Timeline* timeline = nullptr;  // simulate_step: receives the timeline when given
   StepGraph* graph = nullptr;    // receives the step graph when given (Chakra export)
+  bool stage_memory = true;      // every rank's memory in stage_memory (false: the peak rank's only)
 };
 
 // `costs` carries kernel costs across predictions (sweeps); nullptr = a private one.

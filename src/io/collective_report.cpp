@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/csv_row.hpp"
 #include "io/text_table.hpp"
 
 namespace rapidllm::io {
@@ -45,11 +46,34 @@ std::string collective_report_table(const CollectiveEstimate& e, const std::stri
   return out;
 }
 
-std::string collective_report_csv(const CollectiveEstimate& e, const std::string& backend) {
-  TextTable t({"backend", "op", "bytes", "ranks", "time_s", "algbw_bytes_per_s", "busbw_bytes_per_s"});
-  t.add_row({backend, std::string(to_string(e.op)), csv_number(e.bytes), std::to_string(e.ranks), csv_number(e.time_s),
-             csv_number(e.algbw_bytes_per_s), csv_number(e.busbw_bytes_per_s)});
-  return t.csv();
+const std::vector<std::string>& collective_csv_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c(kHeaderColumns.begin(), kHeaderColumns.end());
+    for (const char* name : {"run_type", "backend", "op", "dimension", "bytes", "ranks", "num_gpus", "phases",
+                             "time_s", "algbw_bytes_per_s", "busbw_bytes_per_s"}) {
+      c.emplace_back(name);
+    }
+    return c;
+  }();
+  return columns;
+}
+
+std::string collective_report_csv(const CollectiveEstimate& e, const std::string& backend, const std::string& dimension,
+                                  const ReportHeader& header) {
+  CsvRow row(collective_csv_columns());
+  add_header_cells(row, header);
+  row.text("run_type", "collective");
+  row.text("backend", backend);
+  row.text("op", std::string(to_string(e.op)));
+  row.text("dimension", dimension);
+  row.number("bytes", e.bytes);
+  row.integer("ranks", e.ranks);
+  row.integer("num_gpus", e.ranks);
+  row.integer("phases", static_cast<std::int64_t>(e.phases.size()));
+  row.number("time_s", e.time_s);
+  row.number("algbw_bytes_per_s", e.algbw_bytes_per_s);
+  row.number("busbw_bytes_per_s", e.busbw_bytes_per_s);
+  return csv_text(collective_csv_columns(), {row});
 }
 
 }  // namespace rapidllm::io

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,10 @@ namespace rapidllm::io {
                                                     const ReportHeader& header);
 [[nodiscard]] std::string collective_report_table(const CollectiveEstimate& e, const std::string& backend,
                                                   const ReportHeader& header);
-[[nodiscard]] std::string collective_report_csv(const CollectiveEstimate& e, const std::string& backend);
+// One row with collective_csv_columns() (docs/output-schema.md); `dimension` empty when the
+// ranks span the dimensions.
+[[nodiscard]] const std::vector<std::string>& collective_csv_columns();
+[[nodiscard]] std::string collective_report_csv(const CollectiveEstimate& e, const std::string& backend,
+                                                const std::string& dimension, const ReportHeader& header);
 
 }  // namespace rapidllm::io

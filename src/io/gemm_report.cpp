@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "io/collective_report.hpp"
+#include "io/csv_row.hpp"
 #include "io/text_table.hpp"
 
 namespace rapidllm::io {
@@ -121,21 +122,68 @@ std::string gemm_report_table(const GemmPrediction& p, const ReportHeader& heade
   return out;
 }
 
-std::string gemm_report_csv(const GemmPrediction& p) {
-  TextTable t({"pass", "m", "n", "k", "time_s", "compute_time_s", "exposed_communication_time_s", "flops",
-               "achieved_flops_per_s", "bound_by", "block_m", "block_n", "block_k", "split_k", "waves"});
+const std::vector<std::string>& gemm_csv_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c(kHeaderColumns.begin(), kHeaderColumns.end());
+    for (const char* name : {"run_type", "pass", "dtype", "tp", "sp", "shard_axis", "m", "n", "k", "time_s",
+                             "compute_time_s", "exposed_communication_time_s", "flops", "achieved_flops_per_s",
+                             "bound_by", "block_m", "block_n", "block_k", "split_k", "waves", "peak_memory_bytes",
+                             "fits_in_memory", "dynamic_energy_j"}) {
+      c.emplace_back(name);
+    }
+    return c;
+  }();
+  return columns;
+}
+
+std::string gemm_report_csv(const GemmPrediction& p, const ReportHeader& header) {
+  const auto& columns = gemm_csv_columns();
+  const auto start = [&](const std::string& pass) {
+    CsvRow row(columns);
+    add_header_cells(row, header);
+    row.text("run_type", "gemm");
+    row.text("pass", pass);
+    row.text("dtype", std::string(dtype_name(p.dtype)));
+    row.integer("tp", p.tp);
+    row.flag("sp", p.tp_sp);
+    row.text("shard_axis", std::string(to_string(p.spec.shard_axis)));
+    return row;
+  };
+  std::vector<CsvRow> rows;
+  // A row per pass (local shape, one rank's tile choice; FLOPs of all ranks), then the total.
   for (const auto& pass : p.passes) {
     const auto& e = pass.compute;
-    t.add_row({pass.name, std::to_string(e.shape.m), std::to_string(e.shape.n), std::to_string(e.shape.k),
-               csv_number(pass.time_s), csv_number(e.time_s), csv_number(pass.exposed_communication_time_s),
-               csv_number(e.flops * p.tp), csv_number(e.flops * p.tp / pass.time_s), e.bound_by,
-               std::to_string(e.tiling.block_m), std::to_string(e.tiling.block_n), std::to_string(e.tiling.block_k),
-               std::to_string(e.tiling.split_k), csv_number(e.waves)});
+    CsvRow row = start(pass.name);
+    row.integer("m", e.shape.m);
+    row.integer("n", e.shape.n);
+    row.integer("k", e.shape.k);
+    row.number("time_s", pass.time_s);
+    row.number("compute_time_s", e.time_s);
+    row.number("exposed_communication_time_s", pass.exposed_communication_time_s);
+    row.number("flops", e.flops * p.tp);
+    row.number("achieved_flops_per_s", e.flops * p.tp / pass.time_s);
+    row.text("bound_by", e.bound_by);
+    row.integer("block_m", e.tiling.block_m);
+    row.integer("block_n", e.tiling.block_n);
+    row.integer("block_k", e.tiling.block_k);
+    row.integer("split_k", e.tiling.split_k);
+    row.number("waves", e.waves);
+    rows.push_back(std::move(row));
   }
-  t.add_row({"total", std::to_string(p.spec.m), std::to_string(p.spec.n), std::to_string(p.spec.k),
-             csv_number(p.time_s), csv_number(p.compute_time_s), csv_number(p.exposed_communication_time_s),
-             csv_number(p.flops), csv_number(p.achieved_flops_per_s), "", "", "", "", "", ""});
-  return t.csv();
+  CsvRow total = start("total");
+  total.integer("m", p.spec.m);
+  total.integer("n", p.spec.n);
+  total.integer("k", p.spec.k);
+  total.number("time_s", p.time_s);
+  total.number("compute_time_s", p.compute_time_s);
+  total.number("exposed_communication_time_s", p.exposed_communication_time_s);
+  total.number("flops", p.flops);
+  total.number("achieved_flops_per_s", p.achieved_flops_per_s);
+  total.number("peak_memory_bytes", p.peak_memory_bytes);
+  total.flag("fits_in_memory", p.fits_in_memory);
+  total.number("dynamic_energy_j", p.energy.total_j);
+  rows.push_back(std::move(total));
+  return csv_text(columns, rows);
 }
 
 }  // namespace rapidllm::io

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,9 @@ namespace rapidllm::io {
 
 [[nodiscard]] nlohmann::json gemm_report_json(const GemmPrediction& p, const ReportHeader& header);
 [[nodiscard]] std::string gemm_report_table(const GemmPrediction& p, const ReportHeader& header);
-[[nodiscard]] std::string gemm_report_csv(const GemmPrediction& p);
+// One row per pass (its local shape, tile and time) and a "total" row (the whole GEMM, its
+// memory and energy), with gemm_csv_columns() whatever the passes (docs/output-schema.md).
+[[nodiscard]] const std::vector<std::string>& gemm_csv_columns();
+[[nodiscard]] std::string gemm_report_csv(const GemmPrediction& p, const ReportHeader& header);
 
 }  // namespace rapidllm::io

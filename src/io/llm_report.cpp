@@ -131,19 +131,6 @@ std::string training_report_table(const TrainingPrediction& p, const ReportHeade
   return out;
 }
 
-std::string training_report_csv(const TrainingPrediction& p) {
-  std::vector<std::string> header{"num_gpus", "step_time_s", "tokens_per_s", "mfu", "pipeline_bubble_fraction"};
-  std::vector<std::string> row{std::to_string(p.num_gpus), csv_number(p.step_time_s), csv_number(p.tokens_per_s),
-                               csv_number(p.mfu), csv_number(p.pipeline_bubble_fraction)};
-  for (const auto& [name, s] : p.breakdown) {
-    header.push_back(fmt::format("breakdown.{}_s", name));
-    row.push_back(csv_number(s));
-  }
-  TextTable t(header);
-  t.add_row(row);
-  return t.csv();
-}
-
 nlohmann::json inference_report_json(const InferencePrediction& p, const ReportHeader& header) {
   nlohmann::json out = header_json(header);
   out.update({{"run_type", "inference"},
@@ -188,15 +175,6 @@ std::string inference_report_table(const InferencePrediction& p, const ReportHea
   out += '\n';
   out += memory_table(p.memory, "");
   return out;
-}
-
-std::string inference_report_csv(const InferencePrediction& p) {
-  TextTable t({"num_gpus", "batch_size", "prompt_len", "decode_len", "prefill_time_s", "decode_time_s", "tpot_s",
-               "total_time_s", "decode_tokens_per_s"});
-  t.add_row({std::to_string(p.num_gpus), std::to_string(p.batch_size), std::to_string(p.prompt_len),
-             std::to_string(p.decode_len), csv_number(p.prefill_time_s), csv_number(p.decode_time_s),
-             csv_number(p.tpot.mean_s), csv_number(p.total_time_s), csv_number(p.decode_tokens_per_s)});
-  return t.csv();
 }
 
 }  // namespace rapidllm::io

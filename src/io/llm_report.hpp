@@ -1,4 +1,5 @@
-// Reports of LLM predictions: the CLI contract (README.md) fields, the breakdown, table and CSV.
+// Reports of LLM predictions: the CLI contract (README.md) fields, the breakdown, table and JSON
+// (the CSV: io/prediction_csv.hpp).
 #pragma once
 
 #include <string>
@@ -12,10 +13,8 @@ namespace rapidllm::io {
 
 [[nodiscard]] nlohmann::json training_report_json(const TrainingPrediction& p, const ReportHeader& header);
 [[nodiscard]] std::string training_report_table(const TrainingPrediction& p, const ReportHeader& header);
-[[nodiscard]] std::string training_report_csv(const TrainingPrediction& p);
 
 [[nodiscard]] nlohmann::json inference_report_json(const InferencePrediction& p, const ReportHeader& header);
 [[nodiscard]] std::string inference_report_table(const InferencePrediction& p, const ReportHeader& header);
-[[nodiscard]] std::string inference_report_csv(const InferencePrediction& p);
 
 }  // namespace rapidllm::io

@@ -1,6 +1,12 @@
 #include "io/output.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -20,6 +26,14 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) {
   return std::nullopt;
 }
 
+OutputFormat output_format_for(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".json") return OutputFormat::json;
+  if (ext == ".csv") return OutputFormat::csv;
+  return OutputFormat::table;
+}
+
 }  // namespace rapidllm
 
 namespace rapidllm::io {
@@ -30,7 +44,22 @@ ConfigError output_error(const std::string& path, const std::string& problem, co
   return ConfigError(SourceLocation{"command line", 0, 0, {}}, "-o", fmt::format("'{}' {}", path, problem), hint);
 }
 
+// Errors that say the path cannot be written by this user at all (a usage error, exit 2),
+// as opposed to a write that failed on the way (disk full: exit 1).
+bool refused_path(int err) {
+  return err == EACCES || err == EPERM || err == EROFS || err == ENOENT || err == ENOTDIR || err == EISDIR ||
+         err == ENAMETOOLONG;
+}
+
 }  // namespace
+
+void cannot_create(const std::string& path, int err) {
+  if (refused_path(err)) {
+    throw output_error(path, fmt::format("cannot be written: {}", std::strerror(err)),
+                       "check the folder's permissions, or write elsewhere");
+  }
+  throw Error(fmt::format("cannot write '{}': {}", path, std::strerror(err)));
+}
 
 OutputTarget output_target(const std::string& path) {
   namespace fs = std::filesystem;
@@ -48,6 +77,12 @@ OutputTarget output_target(const std::string& path) {
   if (!fs::is_directory(folder, ec)) {
     throw output_error(path, fmt::format("is in a folder that does not exist ('{}')", folder.string()),
                        "create the folder first, or write elsewhere");
+  }
+  // The file is written beside itself and renamed over: the folder must be writable even
+  // when the file exists. (Root passes this check everywhere; opening still tells.)
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw output_error(path, fmt::format("is in a folder this user cannot write to ('{}')", folder.string()),
+                       "check the folder's permissions, or write elsewhere");
   }
   return {target, true};
 }
@@ -69,8 +104,9 @@ void write_output(const std::string& text, const std::string& path) {
   }
   const fs::path temp = target.path.parent_path() / (target.path.filename().string() + ".partial");
   {
+    errno = 0;
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("cannot write '{}': check that its folder is writable", path));
+    if (!out) cannot_create(path, errno);
     out << text;
     out.close();
     if (!out) {
@@ -82,8 +118,10 @@ void write_output(const std::string& text, const std::string& path) {
   std::error_code ec;
   fs::rename(temp, target.path, ec);
   if (ec) {
+    const int err = ec.value();
     fs::remove(temp, ec);
-    throw Error(fmt::format("cannot replace '{}': {}", path, ec.message()));
+    if (refused_path(err)) cannot_create(path, err);
+    throw Error(fmt::format("cannot replace '{}': {}", path, std::strerror(err)));
   }
 }
 

@@ -12,7 +12,24 @@ nlohmann::json header_json(const ReportHeader& header) {
                         {"config_hash", header.config_hash},
                         {"hardware_file", header.hardware_file}};
   if (!header.model_file.empty()) out["model_file"] = header.model_file;
+  if (header.overrides) {
+    // The value exactly as typed (the loader parsed it); a key given twice keeps the last
+    // value, the one the loader applied last.
+    nlohmann::json overrides = nlohmann::json::object();
+    for (const std::string& o : *header.overrides) {
+      const auto eq = o.find('=');
+      overrides[o.substr(0, eq)] = eq == std::string::npos ? "" : o.substr(eq + 1);
+    }
+    out["overrides"] = std::move(overrides);
+  }
   return out;
+}
+
+void add_header_cells(CsvRow& row, const ReportHeader& header) {
+  row.integer("schema_version", kSchemaVersion);
+  row.text("version", kVersion);
+  row.text("config_hash", header.config_hash);
+  row.text("hardware_file", header.hardware_file);
 }
 
 std::string header_line(const ReportHeader& header) {

@@ -2,9 +2,14 @@
 // resolved configuration (reproducible outputs).
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "io/csv_row.hpp"
 
 namespace rapidllm::io {
 
@@ -12,9 +17,17 @@ struct ReportHeader {
   std::string config_hash;
   std::string hardware_file;
   std::string model_file;  // empty when there is none (collective, gemm)
+  // The command-line overrides ("key=value", as given) of a run that takes them; JSON
+  // echoes them as "overrides": {key: value} (an empty object when none was given), so a
+  // result says how it departs from its files. Absent: the run takes none (validate).
+  std::optional<std::vector<std::string>> overrides;
 };
 
 [[nodiscard]] nlohmann::json header_json(const ReportHeader& header);
+// The columns a CSV report of a configured run starts with, and filling them.
+inline constexpr std::array<std::string_view, 4> kHeaderColumns{"schema_version", "version", "config_hash",
+                                                                "hardware_file"};
+void add_header_cells(CsvRow& row, const ReportHeader& header);
 // "# rapidllm 0.1.0 · schema 1 · config 3f2a... " for table output.
 [[nodiscard]] std::string header_line(const ReportHeader& header);
 

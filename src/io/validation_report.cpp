@@ -39,7 +39,7 @@ nlohmann::json validation_report_json(const std::vector<CaseResult>& cases) {
     }
     rows.push_back(row);
   }
-  nlohmann::json out = header_json(ReportHeader{"", "", ""});
+  nlohmann::json out = header_json(ReportHeader{"", "", "", std::nullopt});
   out.erase("config_hash");
   out.erase("hardware_file");
   out["run_type"] = "validate";
@@ -70,8 +70,14 @@ std::string validation_report_table(const std::vector<CaseResult>& cases, bool w
   return out + s.render();
 }
 
+const std::vector<std::string>& validation_csv_columns() {
+  static const std::vector<std::string> columns{"row_id", "source",    "kind",      "metric", "status",
+                                                "measured", "predicted", "error_pct", "reason"};
+  return columns;
+}
+
 std::string validation_report_csv(const std::vector<CaseResult>& cases) {
-  TextTable t({"row_id", "source", "kind", "metric", "status", "measured", "predicted", "error_pct", "reason"});
+  TextTable t(validation_csv_columns());
   for (const auto& c : cases) {
     const bool ok = c.status == CaseStatus::compared;
     t.add_row({c.row_id, c.source, c.kind, c.metric, status_name(c.status), csv_number(c.measured),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memory/memory_categories.hpp"
 #include "model/tp_share.hpp"
 
 namespace rapidllm::memory {
@@ -47,11 +48,11 @@ MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d
   MemoryBreakdown b;
   b.bytes.reserve(8);
   b.capacity_bytes = hw.dram().size_bytes;
-  const auto add = [&b](const char* name, double bytes) {
+  const auto add = [&b](std::string_view name, double bytes) {
     b.bytes.emplace_back(name, bytes);
     b.total_bytes += bytes;
   };
-  add("weights", params * prec.parameters.bytes);
+  add(kWeights, params * prec.parameters.bytes);
   double kv_cache = 0.0;
   if (d.sliding_window == 0) {
     kv_cache = kv_cache_bytes(d, layers, par.tp, batch, context, prec.kv_cache.bytes);
@@ -66,7 +67,7 @@ MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d
   }
   // Context parallelism shards the cache by position over the cp ranks (each keeps the
   // keys and values of its own part of the sequence) and the prefill's tokens with it.
-  add("kv_cache", kv_cache / par.cp);
+  add(kKvCache, kv_cache / par.cp);
   // Prefill of one layer: its input and the widest intermediate (MLP) are live together;
   // the logits of the last positions are fp32.
   const double tokens = static_cast<double>(batch) * static_cast<double>(prompt) / par.cp;
@@ -74,10 +75,10 @@ MemoryBreakdown inference_memory(const HardwareSpec& hw, const model::LlmDims& d
                                                    d.moe.moe_intermediate_size * d.moe.top_k + d.moe.moe_intermediate_size * d.moe.n_shared_experts)
                                         : d.ffn;
   const double widest = std::max<double>(static_cast<double>(d.hidden), 2.0 * static_cast<double>(widest_mlp) / par.tp);
-  add("activations", tokens * (static_cast<double>(d.hidden) + widest) * prec.tensor_format.bytes);
-  add("temporaries", static_cast<double>(batch) * static_cast<double>(d.vocab) / par.tp * 4.0);
-  add("communication_buffers", communicators * 2.0 * 4.0 * 1024 * 1024 * 16);
-  add("framework_offset", hw.sw.const_mem_offset_bytes);
+  add(kActivations, tokens * (static_cast<double>(d.hidden) + widest) * prec.tensor_format.bytes);
+  add(kTemporaries, static_cast<double>(batch) * static_cast<double>(d.vocab) / par.tp * 4.0);
+  add(kCommunicationBuffers, communicators * 2.0 * 4.0 * 1024 * 1024 * 16);
+  add(kFrameworkOffset, hw.sw.const_mem_offset_bytes);
   return b;
 }
 

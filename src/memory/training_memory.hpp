@@ -4,7 +4,10 @@
 // parameters, communication buffers and the configured constant offset.
 #pragma once
 
+#include <array>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rapidllm/hardware_spec.hpp"
@@ -29,10 +32,23 @@ struct StageMemoryInputs {
 // Micro-batches whose activations stage `stage` holds at its peak: GPipe all m; 1F1B and
 // zero-bubble p - stage (at most m); interleaved 1F1B p - stage plus the (p-1)/v extra
 // chunks its warm-up runs (Narayanan et al. 2021); DualPipe p + 1 (DeepSeek-V3 report).
+// Never more on a later stage than on an earlier one (exec/stage_memory sizes only the
+// earliest of ranks that hold alike).
 [[nodiscard]] double in_flight_micro_batches(PipelineSchedule schedule, int stage, int pp, int micro_batches,
                                              int vpp);
 
+// One rank's memory by category, in a fixed array (a plan search sizes several ranks of
+// every plan to keep one).
+struct StageMemoryTerms {
+  std::array<std::pair<std::string_view, double>, 8> bytes{};
+  double total_bytes = 0.0;
+};
 // `dp`: the ranks the dense parameters are data-parallel over (dp x ep with experts).
+[[nodiscard]] StageMemoryTerms training_stage_terms(const HardwareSpec& hw, const StageMemoryInputs& in, int dp,
+                                                    int communicators);
+// The terms as rank `stage`'s breakdown (the device's capacity filled in).
+void to_breakdown(const HardwareSpec& hw, const StageMemoryTerms& terms, int stage, MemoryBreakdown& out);
+
 [[nodiscard]] MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage,
                                                     int dp, int communicators);
 // The same into `out`, its storage reused (a plan search sizes every stage of every plan).

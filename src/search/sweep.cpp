@@ -158,7 +158,7 @@ void evaluate(Scenario& s, const SweepOptions& options, PredictionCache& cache, 
       if (!fits(p, std::get<TrainingPrediction>(memory.prediction).memory)) return;
     }
     evaluated.fetch_add(1, std::memory_order_relaxed);
-    fill_metrics(predict(s, {.cache = &cache, .exports = {}}), options, p);
+    fill_metrics(predict(s, {.cache = &cache, .exports = {}, .stage_memory = false}), options, p);
   } catch (const Error& e) {  // a combination the config cannot describe
     p.status = PointStatus::invalid;
     p.reason = e.what();
@@ -249,7 +249,8 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
   if (options.keep_points) out.points.reserve(static_cast<std::size_t>(out.total));
   for (std::int64_t begin = 0; begin < out.total; begin += kChunk) {
     const std::int64_t n = std::min(kChunk, out.total - begin);
-    chunk.assign(static_cast<std::size_t>(n), SweepPoint{});
+    chunk.clear();
+    chunk.resize(static_cast<std::size_t>(n));  // built in place, not copied from a blank point
     const auto work = [&](int worker) {
       for (std::int64_t j = worker; j < n; j += jobs) {
         SweepPoint& p = chunk[static_cast<std::size_t>(j)];

@@ -45,7 +45,7 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
     reason = "no batch size, concurrency or offline load stated";
     return std::nullopt;
   }
-  Scenario s{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt};
+  Scenario s{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt, {}};
   LlmModelSpec& m = std::get<LlmModelSpec>(s.model.workload);
   m.run_type = RunType::inference;
   m.model_type = "llama";  // every modelled row is a Llama-family model (SwiGLU, RMSNorm, RoPE)

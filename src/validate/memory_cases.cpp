@@ -92,7 +92,7 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
       hw->sw.precision.parameters = Precision{4.0, DType::fp32};
       hw->sw.precision.master_parameters_bytes = 0.0;
     }
-    const Scenario s{std::move(*hw), ModelSpec{{}, m}, c.row_id, std::nullopt};
+    const Scenario s{std::move(*hw), ModelSpec{{}, m}, c.row_id, std::nullopt, {}};
     try {
       const Result result = predict(s, {.cache = &cache, .exports = {}});
       if (result.ok()) {

@@ -51,7 +51,7 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
       return std::nullopt;
     }
   }
-  Built b{Scenario{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt}, row_arch->mtp_depth, ""};
+  Built b{Scenario{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt, {}}, row_arch->mtp_depth, ""};
   Scenario& s = b.scenario;
   LlmModelSpec& m = std::get<LlmModelSpec>(s.model.workload);
   m.run_type = RunType::training;

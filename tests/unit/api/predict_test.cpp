@@ -52,7 +52,7 @@ TEST(Predict, InferenceEqualsTheInferencePredictor) {
 
 TEST(Predict, GemmRunsInTheScenarioDtypeElseTheTensorFormat) {
   Scenario s{shipped_scenario("H100_SXM5_80GB", "llama3.1-8b").hardware,
-             ModelSpec{"test", GemmModelSpec{4096, 4096, 4096, false, ShardAxis::row}}, "", std::nullopt};
+             ModelSpec{"test", GemmModelSpec{4096, 4096, 4096, false, ShardAxis::row}}, "", std::nullopt, {}};
   const Result by_default = predict(s);
   ASSERT_TRUE(by_default.ok()) << by_default.message;
   const auto& p = std::get<GemmPrediction>(by_default.prediction);

@@ -326,12 +326,12 @@ class LogCapture {
 };
 
 json without_echo(json j) {
-  for (const char* echo : {"config_hash", "version", "hardware_file", "model_file"}) j.erase(echo);
+  for (const char* echo : {"config_hash", "version", "hardware_file", "model_file", "overrides"}) j.erase(echo);
   return j;
 }
 
 // Every number a run reports, without what only names its inputs (file names, the config
-// hash, the version): the JSON report as the CLI prints it.
+// hash, the version, the echoed overrides): the JSON report as the CLI prints it.
 json outcome(const Base& base, const std::vector<std::string>& change) {
   std::vector<std::string> overrides = base.overrides;
   overrides.insert(overrides.end(), change.begin(), change.end());

@@ -184,8 +184,10 @@ TEST(Cli, TableAndCsvFormats) {
   EXPECT_THAT(table.out, HasSubstr("TFLOP/s"));
   CliRun csv = rapidllm("gemm " + kH100 + " -m 8192 -n 8192 -k 8192 --format csv");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_THAT(csv.out, HasSubstr("pass,m,n,k,time_s"));
-  EXPECT_THAT(csv.out, HasSubstr("\ntotal,"));
+  // docs/output-schema.md, "gemm": a row per pass, then the total.
+  EXPECT_THAT(csv.out, HasSubstr(",run_type,pass,dtype,tp,sp,shard_axis,m,n,k,time_s,"));
+  EXPECT_THAT(csv.out, HasSubstr(",gemm,forward C=A*B,bf16,1,false,row,8192,8192,8192,"));
+  EXPECT_THAT(csv.out, HasSubstr(",gemm,total,bf16,1,false,row,8192,8192,8192,"));
 }
 
 TEST(Cli, CollectiveMatchesTheRingFormula) {

@@ -121,3 +121,24 @@ TEST(MemoryFormulas, SchedulesHoldTheirMicroBatches) {
 
 }  // namespace
 }  // namespace rapidllm::memory
+
+namespace rapidllm::memory {
+namespace {
+
+// exec/stage_memory sizes only the earliest of ranks holding alike: it relies on this.
+TEST(InFlightMicroBatches, NoLaterStageHoldsMore) {
+  for (PipelineSchedule s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved_1f1b,
+                             PipelineSchedule::zero_bubble, PipelineSchedule::dualpipe}) {
+    for (int pp : {2, 4, 7, 16}) {
+      for (int m : {1, 3, 8, 64}) {
+        for (int stage = 1; stage < pp; ++stage) {
+          EXPECT_LE(in_flight_micro_batches(s, stage, pp, m, 2), in_flight_micro_batches(s, stage - 1, pp, m, 2))
+              << to_string(s) << " pp=" << pp << " m=" << m << " stage " << stage;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rapidllm::memory
