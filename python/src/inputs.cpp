@@ -60,6 +60,7 @@ Scenario load_scenario_from(const Source& hardware, const Source& model, const s
   s.model = model_file ? load_model(std::get<1>(model), model_sets)
                        : load_model_text(std::get<1>(model), std::get<2>(model), model_sets);
   s.model_file = model_file ? std::get<1>(model) : std::get<2>(model);
+  s.overrides = overrides;  // reports echo them, as load_scenario's do
   return s;
 }
 

@@ -87,7 +87,8 @@ def test_dict_and_text_configs_predict_as_their_files():
     hw_text = rapidllm.ConfigText(Path(HW_A100).read_text(), name="a100 text")
     from_dicts = rapidllm.predict(hw_text, LLAMA2_7B_DICT, **DEMO)
     assert from_dicts["model_file"] == "<model dict>" and from_dicts["hardware_file"] == "a100 text"
-    for key in ("step_time_s", "tokens_per_s", "peak_memory_bytes", "energy_j", "breakdown", "memory_breakdown"):
+    for key in ("step_time_s", "tokens_per_s", "peak_memory_bytes", "energy_j", "breakdown", "memory_breakdown",
+                "plan", "overrides"):
         assert from_dicts[key] == from_files[key], key
     # The dict and the text are the scenario's: a Scenario from them predicts the same.
     assert rapidllm.predict(rapidllm.load_scenario(hw_text, LLAMA2_7B_DICT, **DEMO))["step_time_s"] == \
