@@ -5,7 +5,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
 cmake --preset release >/dev/null
-cmake --build --preset release -j"$jobs" --target rapidllm
+cmake --build --preset release -j"$jobs" --target rapidllm rapidllm_python
+bash scripts/python-link.sh  # `import rapidllm` in /usr/bin/python3 (README, "Python")
 echo
 # Llama-2-7B training on one DGX A100 node: 8-way data parallel with a distributed
 # optimizer (ZeRO-1), micro-batches of one 4096-token sequence, global batch 128.

@@ -12,6 +12,7 @@ packages=(
   protobuf-compiler libprotobuf-dev  # Chakra export (proto/chakra, src/io/chakra_export)
   libopenmpi-dev openmpi-bin  # rapidllm-mpi: the sweep split over MPI ranks and nodes
   clang libclang-rt-14-dev  # the fuzz preset (fuzz/): clang++ with libFuzzer and its sanitizer runtimes
+  pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas  # the Python module (python/; plots: matplotlib above)
 )
 
 missing=()

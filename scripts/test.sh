@@ -10,6 +10,7 @@ for preset in release asan; do
   echo "== $preset build =="
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j"$jobs"
+  if [ "$preset" = release ]; then bash scripts/python-link.sh; fi  # `import rapidllm` from any shell
   ctest --preset "$preset" -j"$jobs"
 done
 echo "== fuzz build =="

@@ -384,6 +384,7 @@ TEST(Cli, ImportHfOfEveryShippedConfigMatchesTheModelCardsParameterCount) {
       {"Llama-3.1-8B", {8.03e9, 8.03e9}},           // meta-llama/Llama-3.1-8B: 8.03B
       {"Llama-3.1-70B", {70.6e9, 70.6e9}},          // meta-llama/Llama-3.1-70B: 70.6B
       {"Mistral-7B-v0.1", {7.24e9, 7.24e9}},        // mistralai/Mistral-7B-v0.1: 7.24B
+      {"Qwen2.5-3B", {3.09e9, 3.09e9}},             // Qwen/Qwen2.5-3B: 3.09B (tied embeddings)
       {"Qwen2.5-7B", {7.61e9, 7.61e9}},             // Qwen/Qwen2.5-7B: 7.61B (q/k/v biases included)
       {"Qwen3-8B", {8.19e9, 8.19e9}},               // Qwen/Qwen3-8B: 8.19B
       {"Gemma-2-9B", {9.24e9, 9.24e9}},             // google/gemma-2-9b: 9.24B
