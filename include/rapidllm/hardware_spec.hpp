@@ -108,6 +108,13 @@ enum class Parallelism { tp, cp, ep, pp, dp };
 // The order micro-batches run through the pipeline stages (parallel/pipeline_schedule.hpp).
 enum class PipelineSchedule { gpipe, one_f_one_b, interleaved_1f1b, zero_bubble, dualpipe };
 
+// How a framework cuts the layers into pipeline stages. even: as evenly as possible, the
+// first stages one layer more (Megatron-LM). compute_balanced: each stage takes blocks until
+// their cumulative compute cost reaches its share of the model's, a decoder layer costing
+// 4 h^2 + 3 h ffn and the LM head V h, the embedding nothing (nanotron's build_model), so
+// the stage with the head holds fewer layers.
+enum class LayerSplit { even, compute_balanced };
+
 struct ParallelismSpec {
   bool auto_search = false;  // "auto"
   int tp = 1;
@@ -123,6 +130,7 @@ struct ParallelismSpec {
   // rapidllm extensions (`rapidllm config list`): pipeline schedule, virtual stages, micro-batch size.
   PipelineSchedule pp_schedule = PipelineSchedule::gpipe;
   int vpp = 1;
+  LayerSplit layer_split = LayerSplit::even;
   std::optional<int> micro_batch_size;
 };
 

@@ -63,7 +63,8 @@ void note_batching(const HardwareSpec& hw, const LlmModelSpec& model) {
   }
   const ParallelismSpec& par = hw.parallelism;
   const int chunks = par.pp * (par.pp_schedule == PipelineSchedule::interleaved_1f1b ? par.vpp : 1);
-  if (chunks > 1 && model.num_layers >= chunks && model.num_layers % chunks != 0) {
+  if (chunks > 1 && model.num_layers >= chunks && model.num_layers % chunks != 0 &&
+      par.layer_split == LayerSplit::even) {
     const int longer = model.num_layers % chunks;
     spdlog::warn("{} layers do not split evenly over pp x vpp = {} pipeline chunks: the first {} chunk(s) hold {} "
                  "layers, the other {} hold {}, and the fuller stages set the pace; pick pp (and vpp) dividing the layer "

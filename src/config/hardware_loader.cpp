@@ -180,6 +180,14 @@ ParallelismSpec read_parallelism(const Cursor& p) {
   // The registry's choice list holds exactly the schedule names (a unit test checks it).
   out.pp_schedule = *parse_pipeline_schedule(p.child("pp_schedule").choice());
   out.vpp = p.child("vpp").small_integer();
+  out.layer_split = p.child("layer_split").choice() == "compute_balanced" ? LayerSplit::compute_balanced
+                                                                           : LayerSplit::even;
+  if (out.layer_split == LayerSplit::compute_balanced &&
+      (out.pp_schedule == PipelineSchedule::interleaved_1f1b || out.pp_schedule == PipelineSchedule::dualpipe)) {
+    p.child("layer_split").fail(fmt::format("layer_split: compute_balanced cuts one chunk per stage; pp_schedule '{}' "
+                                            "cuts more", to_string(out.pp_schedule)),
+                                "use layer_split: even with interleaved 1F1B or DualPipe");
+  }
   if (auto mbs = p.child("micro_batch_size").optional_integer()) out.micro_batch_size = static_cast<int>(*mbs);
   if (out.vpp > 1 && out.pp_schedule != PipelineSchedule::interleaved_1f1b) {
     p.child("vpp").fail(fmt::format("vpp = {} needs pp_schedule: interleaved_1f1b (it is '{}')", out.vpp,

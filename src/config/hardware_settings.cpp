@@ -149,6 +149,10 @@ std::vector<Setting> hardware_settings() {
       {"parallelism.pp_schedule", H, ValueKind::choice, "", "1f1b", "[rapidllm] pipeline schedule",
        {"gpipe", "1f1b", "interleaved_1f1b", "zero_bubble", "dualpipe"}},
       {"parallelism.vpp", H, ValueKind::integer, "", "1", "[rapidllm] virtual pipeline stages per rank", {}, 1, 1024},
+      {"parallelism.layer_split", H, ValueKind::choice, "", "even",
+       "[rapidllm] layers per pipeline stage: even (Megatron) or compute_balanced (nanotron: stages balanced "
+       "by compute, the LM head counted; training, one chunk per stage)",
+       {"even", "compute_balanced"}},
       {"parallelism.micro_batch_size", H, ValueKind::integer, "", "null",
        "[rapidllm] sequences per micro-batch (default: derived from global batch / (dp x mb))",
        {}, 1, 1e9, true},

@@ -55,6 +55,32 @@ void check_expert_parallelism(const model::LlmDims& d, const HardwareSpec& hw, R
   }
 }
 
+// nanotron's build_model: the pipeline blocks in order (the embedding at no cost, each
+// decoder layer 4 h^2 + 3 h ffn, the LM head V h) and a rank takes blocks until their
+// cumulative cost reaches its share of the total, (r + 1) / pp of it. nanotron's main
+// branch today moves on only past the share (>); the measured runs of
+// validation/data/nanotron_h100.csv hold their layers as "reaches" (>=) gives, which differs
+// only on an exact tie (1.34B: the head costs exactly 4 layers). Returns each rank's layers.
+// When the layers and the head run out before the last rank, nanotron leaves the ranks after
+// the head holding only the loss, the head's output passed through them; here the head sits
+// on the last rank and the ranks between hold nothing: the same first rank (the peak of
+// memory), the pipeline's time within the logits' hops.
+std::vector<int> compute_balanced_layers(const model::LlmDims& d, int pp) {
+  const double h = static_cast<double>(d.hidden);
+  const double layer = 4.0 * h * h + 3.0 * h * static_cast<double>(d.ffn);
+  const double head = static_cast<double>(d.vocab) * h;
+  const double total = d.layers * layer + head;
+  std::vector<int> layers(static_cast<std::size_t>(pp), 0);
+  int rank = 0;
+  double cumulative = 0.0;
+  for (int l = 0; l < d.layers; ++l) {
+    ++layers[static_cast<std::size_t>(rank)];
+    cumulative += layer;
+    if (cumulative >= total * (rank + 1) / pp && rank + 1 < pp) ++rank;
+  }
+  return layers;
+}
+
 }  // namespace
 
 ModelPartition::ModelPartition(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source)
@@ -89,6 +115,20 @@ ModelPartition::ModelPartition(const HardwareSpec& hw, const LlmModelSpec& spec,
     p.routed_experts /= static_cast<double>(degrees_.tp) * degrees_.ep;
   }
   if (kinds > 1) single_kind_ = -1;
+  if (hw.parallelism.layer_split == LayerSplit::compute_balanced && degrees_.pp > 1) {
+    if (spec.run_type != RunType::training || single_kind_ != 0) {
+      throw ConfigError(SourceLocation{hw.source, 0, 0, {}}, "parallelism.layer_split",
+                        "compute_balanced is nanotron's split of a dense model's training step; this is " +
+                            std::string(spec.run_type != RunType::training ? "inference" : "a model with several kinds of layer"),
+                        "use layer_split: even");
+    }
+    balanced_layers_ = compute_balanced_layers(dims_, degrees_.pp);
+    for (int i = 0, first = 0; i < degrees_.pp; ++i) {
+      balanced_first_.push_back(first);
+      first += balanced_layers_[static_cast<std::size_t>(i)];
+    }
+    return;
+  }
   const int chunks = degrees_.pp * (hw.parallelism.pp_schedule == PipelineSchedule::interleaved_1f1b ? hw.parallelism.vpp : 1);
   if (dims_.layers < chunks) {
     throw InfeasibleError(fmt::format("{} layers cannot fill pp x vpp = {} pipeline chunks", dims_.layers, chunks));
@@ -137,6 +177,10 @@ parallel::PartSettings ModelPartition::layer_settings(int layer) const {
 
 std::array<int, model::kLayerKinds> ModelPartition::stage_layer_kinds(int stage, int vpp) const {
   std::array<int, model::kLayerKinds> n{};
+  if (!balanced_layers_.empty()) {
+    n[static_cast<std::size_t>(single_kind_)] = balanced_layers_[static_cast<std::size_t>(stage)];
+    return n;
+  }
   if (single_kind_ >= 0) {
     const RankSplit split = rank_split(vpp);
     n[static_cast<std::size_t>(single_kind_)] = split.layers + (stage < split.fuller ? 1 : 0);

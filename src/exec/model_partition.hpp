@@ -6,6 +6,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "model/llm_dims.hpp"
 #include "parallel/layer_graph.hpp"
@@ -45,7 +46,10 @@ class ModelPartition {
   // pp x vpp chunks as even as possible, the first chunks taking the remainder; rank i
   // holds chunks i, i + pp, ...
   [[nodiscard]] std::array<int, model::kLayerKinds> stage_layer_kinds(int stage, int vpp) const;
-  // The same split as counts alone: rank i holds `layers` layers, plus one when i < `fuller`
+  // Layers on each pipeline rank under parallelism.layer_split: compute_balanced (one chunk
+  // per rank); empty under the even split, which stage_layer_kinds and rank_split describe.
+  [[nodiscard]] const std::vector<int>& balanced_stage_layers() const { return balanced_layers_; }
+  // The even split as counts alone: rank i holds `layers` layers, plus one when i < `fuller`
   // (vpp chunks of L / (pp x vpp) layers each, the first L mod (pp x vpp) chunks one more).
   struct RankSplit {
     int layers = 0;
@@ -69,6 +73,8 @@ class ModelPartition {
   int single_kind_ = -1;
   // Per rank, by layer kind (a layer's parameters depend on its MLP, not its window).
   std::array<model::LayerParameters, model::kLayerKinds> rank_params_{};
+  std::vector<int> balanced_layers_;  // per rank; empty = the even split
+  std::vector<int> balanced_first_;   // each rank's first layer
 };
 
 }  // namespace rapidllm::exec

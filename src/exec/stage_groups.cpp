@@ -54,7 +54,7 @@ StageGroups stage_groups(const ModelPartition& ctx, int vpp) {
     std::fill(out.of_stage.begin() + a, out.of_stage.begin() + b, static_cast<int>(k));
     previous = k;
   };
-  if (const int single = ctx.single_kind(); single >= 0) {
+  if (const int single = ctx.single_kind(); single >= 0 && ctx.balanced_stage_layers().empty()) {
     // One kind of layer: ranks differ in their count alone, one more layer below `fuller`,
     // so the ranks fall into at most four runs (a plan search asks this of every plan:
     // nothing per rank).

@@ -310,8 +310,10 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
   const int slots = dual ? 2 * pp : chunks;
   // Layers at each position of a pipeline, and the first one's number.
   std::vector<int> chunk_layers(static_cast<std::size_t>(positions)), first_layer(static_cast<std::size_t>(positions));
+  const std::vector<int>& balanced = ctx.balanced_stage_layers();  // one chunk per rank when set
   for (int c = 0, next = 0; c < positions; ++c) {
-    chunk_layers[static_cast<std::size_t>(c)] = d.layers / positions + (c < d.layers % positions ? 1 : 0);
+    chunk_layers[static_cast<std::size_t>(c)] = !balanced.empty() ? balanced[static_cast<std::size_t>(c)]
+                                                                   : d.layers / positions + (c < d.layers % positions ? 1 : 0);
     first_layer[static_cast<std::size_t>(c)] = next;
     next += chunk_layers[static_cast<std::size_t>(c)];
   }

@@ -135,6 +135,8 @@ Scenario nanotron_scenario(const NanotronRow& row, const HardwareSpec& h100) {
   p.micro_batch_size = row.micro_batch_size;
   p.pp_schedule = row.schedule;
   p.vpp = 1;
+  // nanotron balances its pipeline stages by compute (models/base.py build_model).
+  p.layer_split = LayerSplit::compute_balanced;
   hw.sw.dp_zero_stage = row.zero_stage;
   hw.sw.recompute = ActivationRecompute::none;
   apply_nanotron_precision(hw.sw);

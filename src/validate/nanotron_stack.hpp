@@ -34,11 +34,10 @@ struct NanotronStack {
   // split by activations of many sizes, fit later requests only in part. Fitted on the even rows of
   // nanotron_h100.csv with status Success or OOM (0-based CSV row index even: rows 0, 2, 4,
   // ..., 4102; the odd rows are held out) as the value that puts the most of them on the
-  // right side of the device's capacity (scripts/fit_nanotron_allocator.py): 1760 of the
-  // 1839 even rows right, 1762 of the 1839 held-out odd rows. It also absorbs what the
-  // model misses on the first pipeline stage (nanotron balances stages by compute, so the
-  // first holds more layers than an even split: docs/validation.md).
-  double allocator_overhead = 0.395;
+  // right side of the device's capacity (scripts/fit_nanotron_allocator.py): 1784 of the
+  // 1841 even rows right, 1780 of the 1841 held-out odd rows (with the stages split as
+  // nanotron splits them: parallelism.layer_split compute_balanced).
+  double allocator_overhead = 0.380;
   // The CUDA context and cuBLAS / cuDNN workspaces that are on the device before PyTorch
   // allocates (about 0.5 GiB for a PyTorch 2 process on H100).
   double context_bytes = 0.5 * 1024.0 * 1024.0 * 1024.0;

@@ -185,6 +185,7 @@ std::vector<Probe> probes() {
       {"parallelism.inference.moe_dp", &kMoeInfer, {"parallelism.inference.moe_dp=2"}},
       {"parallelism.pp_schedule", &kTrain, {"parallelism.pp_schedule=gpipe"}},
       {"parallelism.vpp", &kTrainInterleaved, {"parallelism.vpp=2"}},
+      {"parallelism.layer_split", &kTrain, {"parallelism.layer_split=compute_balanced"}},
       {"parallelism.micro_batch_size", &kTrain, {"parallelism.micro_batch_size=2"}},
       // ---- network ----
       {"network.dimensions[].size", &kCollIb, {"network.dimensions[0].size=4"}},

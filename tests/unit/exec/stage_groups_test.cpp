@@ -56,3 +56,44 @@ TEST(StageGroups, RanksAlikeShareAGroup) {
 
 }  // namespace
 }  // namespace rapidllm::exec
+
+namespace rapidllm::exec {
+namespace {
+
+// nanotron's compute-balanced split, against the parameters its runs logged on their first
+// pipeline rank (validation/data/nanotron_h100.csv, `Local Params` at tp 1): a rank takes
+// decoder layers (4 h^2 + 3 h ffn each) until their cost reaches its share of the model's,
+// the LM head (V h) counted on the last.
+TEST(StageGroups, ComputeBalancedSplitHoldsNanotronsLayers) {
+  HardwareSpec hw = testing::shipped_hardware("H100_SXM5_80GB");
+  hw.parallelism.layer_split = LayerSplit::compute_balanced;
+  hw.parallelism.pp_schedule = PipelineSchedule::one_f_one_b;
+  LlmModelSpec m = testing::shipped_model("llama3.1-8b");
+  // 1.34B: 16 layers, hidden 2048, MLP 8192, 32 heads, vocabulary 131072 (the head costs
+  // exactly 4 layers).
+  m.num_layers = 16;
+  m.hidden_dim = 2048;
+  m.intermediate_size = 8192;
+  m.attention.num_heads = 32;
+  m.attention.kv_heads = 32;
+  m.attention.type = AttentionType::mha;
+  m.vocab_size = 131072;
+  struct Case {
+    int pp;
+    std::vector<int> layers;
+    double first_rank_params;  // logged
+  };
+  // Shares of 20 layers' cost: pp 4 cuts at 5, 10, 15 (the head fills the last share); pp 8
+  // at 2.5, 5, ... so ranks alternate 3 and 2, and the head's rank would be the seventh: it
+  // sits on the eighth, the seventh keeping the last layer.
+  for (const Case& c : {Case{2, {10, 6}, 940e6}, Case{4, {5, 5, 5, 1}, 604e6}, Case{8, {3, 2, 3, 2, 3, 2, 1, 0}, 470e6}}) {
+    hw.parallelism.pp = c.pp;
+    const ModelPartition partition(hw, m, "nanotron-1.34B");
+    EXPECT_EQ(partition.balanced_stage_layers(), c.layers) << "pp=" << c.pp;
+    const StageGroups g = stage_groups(partition, 1);
+    EXPECT_NEAR(g.of(0).params.total(), c.first_rank_params, 0.005 * c.first_rank_params) << "pp=" << c.pp;
+  }
+}
+
+}  // namespace
+}  // namespace rapidllm::exec
