@@ -16,4 +16,4 @@ done
 echo "== fuzz build =="
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$jobs"
-bash scripts/fuzz.sh 20
+bash scripts/fuzz.sh 12
