@@ -20,15 +20,9 @@ namespace rapidllm::cli {
 namespace {
 // --dim names one of the hardware's network dimensions: a usage error otherwise (exit 2).
 void require_dimension(const HardwareSpec& hw, const std::string& id) {
-  std::vector<std::string_view> ids;
-  for (const NetworkDimension& d : hw.network.dimensions) {
-    if (d.id == id) return;
-    ids.push_back(d.id);
+  if (const auto unknown = unknown_dimension(hw, id)) {
+    throw CLI::ValidationError("--dim", unknown->problem + "; " + unknown->hint);
   }
-  const auto best = closest_match(id, ids);
-  throw CLI::ValidationError("--dim", fmt::format("'{}' is not a network dimension of {}; {}", id, hw.source,
-                                                  best ? fmt::format("did you mean '{}'?", *best)
-                                                       : fmt::format("the dimensions are {}", fmt::join(ids, ", "))));
 }
 
 struct CollectiveOptions {

@@ -35,14 +35,7 @@ std::string predict_json(const Scenario& scenario, const std::string& trace, con
 
 // The --dim check of `rapidllm collective`: a dimension the hardware has.
 void require_dimension(const HardwareSpec& hw, const std::string& id) {
-  std::vector<std::string_view> ids;
-  for (const NetworkDimension& d : hw.network.dimensions) {
-    if (d.id == id) return;
-    ids.push_back(d.id);
-  }
-  const auto best = closest_match(id, ids);
-  bad_argument("collective", "dim", fmt::format("'{}' is not a network dimension of {}", id, hw.source),
-               best ? fmt::format("did you mean '{}'?", *best) : fmt::format("the dimensions are {}", fmt::join(ids, ", ")));
+  if (const auto unknown = unknown_dimension(hw, id)) bad_argument("collective", "dim", unknown->problem, unknown->hint);
 }
 
 std::string collective_json(const Source& hardware, const std::string& op, const std::string& bytes, int ranks,

@@ -52,3 +52,19 @@ std::string suggestion_hint(std::string_view word, const std::vector<std::string
 }
 
 }  // namespace rapidllm::config
+
+namespace rapidllm {
+
+std::optional<UnknownDimension> unknown_dimension(const HardwareSpec& hardware, std::string_view id) {
+  std::vector<std::string_view> ids;
+  for (const NetworkDimension& d : hardware.network.dimensions) {
+    if (d.id == id) return std::nullopt;
+    ids.push_back(d.id);
+  }
+  const auto best = closest_match(id, ids);
+  return UnknownDimension{fmt::format("'{}' is not a network dimension of {}", id, hardware.source),
+                          best ? fmt::format("did you mean '{}'?", *best)
+                               : fmt::format("the dimensions are {}", fmt::join(ids, ", "))};
+}
+
+}  // namespace rapidllm
