@@ -27,7 +27,7 @@ double in_flight_micro_batches(PipelineSchedule schedule, int stage, int pp, int
 MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage, int dp,
                                       int communicators) {
   MemoryBreakdown b;
-  training_stage_memory(hw, in, stage, dp, communicators, b);
+  to_breakdown(hw, training_stage_terms(hw, in, dp, communicators), stage, b);
   return b;
 }
 
@@ -63,11 +63,6 @@ void to_breakdown(const HardwareSpec& hw, const StageMemoryTerms& terms, int sta
   b.total_bytes = terms.total_bytes;
   b.stage = stage;
   b.capacity_bytes = hw.dram().size_bytes;
-}
-
-void training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage, int dp, int communicators,
-                           MemoryBreakdown& b) {
-  to_breakdown(hw, training_stage_terms(hw, in, dp, communicators), stage, b);
 }
 
 }  // namespace rapidllm::memory

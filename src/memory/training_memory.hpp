@@ -49,10 +49,8 @@ struct StageMemoryTerms {
 // The terms as rank `stage`'s breakdown (the device's capacity filled in).
 void to_breakdown(const HardwareSpec& hw, const StageMemoryTerms& terms, int stage, MemoryBreakdown& out);
 
+// Rank `stage`'s breakdown: its terms, as to_breakdown gives them.
 [[nodiscard]] MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage,
                                                     int dp, int communicators);
-// The same into `out`, its storage reused (a plan search sizes every stage of every plan).
-void training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage, int dp, int communicators,
-                           MemoryBreakdown& out);
 
 }  // namespace rapidllm::memory
