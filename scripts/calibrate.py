@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""Refits the device efficiency constants from the published measurements.
+"""Refits the efficiency constants from the published measurements.
 
-The constants are the lines tagged `# [CAL name]` in configs/hardware/*.yaml. Each is fitted
-on the *even-numbered* rows of its calibration sources (listed below), minimising the mean
-absolute log error of the predictions; odd-numbered rows and every other source stay out of
-the fit and measure how well it generalises. Never per model or per row: one value per
-device (and dtype).
+Two kinds: device constants, the lines tagged `# [CAL name]` in configs/hardware/*.yaml
+(HBM and NVLink efficiencies), and software-stack constants, the lines tagged
+`// [CAL stack.NAME.KEY]` in src/config/software_stacks.cpp (what share of the kernels'
+speed a framework sustains, its launch gap). Each is fitted on the *even-numbered* rows of
+its calibration sources (listed below), minimising the mean absolute log error of the
+predictions; odd-numbered rows and every other source stay out of the fit and measure how
+well it generalises. Never per model or per row: one value per device or per stack. The
+devices' GEMM efficiencies are kernel facts (scripts/fit_gemm_util.py).
 
-    python3 scripts/calibrate.py            # fit and print, change nothing
-    python3 scripts/calibrate.py --write    # also write the fitted values into the configs
-    python3 scripts/calibrate.py --devices GB200_NVL72   # only some configs
+    python3 scripts/calibrate.py                 # fit the devices and print, change nothing
+    python3 scripts/calibrate.py --write         # also write the fitted values into the configs
+    python3 scripts/calibrate.py --devices A100_SXM4_80GB   # only some configs
+    python3 scripts/calibrate.py --stacks [NAME ...]        # the software-stack profiles
 
 Needs a built rapidllm (build/release or build/dev, or the binary named by $RAPIDLLM).
 """
@@ -44,7 +48,7 @@ NCCL_SWEEP = [('collective', 'dgxc-nccl', 'busbw_bytes_per_s', every)]
 
 FITS = {
     'H100_SXM5_80GB': [
-        # First: the training rows below run their TP collectives on these.
+        # The training rows below run their TP collectives on these.
         ('nvlink_util', 0.4, 1.0, NCCL_SWEEP),
         ('nvls_util', 0.4, 1.0, NCCL_SWEEP),
         ('nvls_latency_us', 1.0, 60.0, NCCL_SWEEP),
@@ -52,32 +56,84 @@ FITS = {
         ('ll128_latency_us', 0.0, 30.0, NCCL_SWEEP),
         # Attention-bound: NeMo at 16k-128k tokens per sequence.
         ('softmax_overlap', 0.0, 1.0, [('training', 'nemo-long-sequence', 'tflops_per_gpu', every)]),
-        ('core_util', 0.3, 1.0, [('training', 'dgxc', 'step_time_s', lambda r: bf16(r) and megatron(r))]),
-        ('fp8_util', 0.2, 1.0, [('training', 'dgxc', 'step_time_s', lambda r: fp8(r) and megatron(r))]),
-        # Batch-1 latency of TensorRT-LLM on H100 (NeMo's Llama-2 table): decode-dominated.
-        ('launch_us', 0.5, 20.0, [('inference', 'nemo-llama2-latency', 'e2e_latency_s', h100)]),
     ],
     'A100_SXM4_80GB': [
-        ('core_util', 0.3, 1.0, [('training', 'llm-foundry', 'tokens_per_s', a100)]),
         # Decode at small batches: memory-bound, and the KV cache fits (larger batches run
         # in waves in TurboMind, which a static-batch model does not describe).
         ('dram_util', 0.3, 1.0, [('inference', 'lmdeploy-a100', 'tpot_s', small_batch)]),
-        ('launch_us', 0.5, 20.0, [('inference', 'lmdeploy-a100', 'tpot_s', small_batch)]),
-    ],
-    # Blackwell: each system on its own rows. core_util is not fitted: no B200 or GB300 dense
-    # BF16 row, and GB200's one even BF16 row (T0230) pins it at its bound 1.0 (what sets that
-    # step is not GEMM efficiency), so the three keep H100's value.
-    'GB200_NVL72': [
-        ('fp8_util', 0.2, 1.0, [('training', 'dgxc', 'step_time_s', lambda r: fp8(r) and gb200(r)),
-                                ('training', 'megatron-bridge', 'tokens_per_s_per_gpu', lambda r: fp8(r) and gb200(r))]),
-    ],
-    'B200_HGX_180GB': [
-        ('fp8_util', 0.2, 1.0, [('training', 'megatron-bridge', 'tokens_per_s_per_gpu', lambda r: fp8(r) and b200(r))]),
-    ],
-    'GB300_NVL72': [
-        ('fp8_util', 0.2, 1.0, [('training', 'megatron-bridge', 'tokens_per_s_per_gpu', lambda r: fp8(r) and gb300(r))]),
     ],
 }
+# The GEMM efficiencies of the devices (gemm_util, fp8_gemm_util) are kernel facts:
+# scripts/fit_gemm_util.py fits them on validation/kernels/gemm.csv, never here.
+
+
+def stack_of(r):
+    """The software-stack profile validate gives a row (src/validate/device_map.cpp)."""
+    text = (r.get('framework') or r.get('engine') or '').lower()
+    for needles, stack in ((('tensorrt-llm', 'nvidia nim'), 'tensorrt-llm'), (('lmdeploy',), 'lmdeploy'),
+                           (('megatron-lm v',), 'megatron-lm-2020'), (('nemo 24', 'megatron-core r0.'), 'nemo-24'),
+                           (('composer', 'llm-foundry'), 'composer-fsdp'),
+                           (('torchtitan',), 'torchtitan'), (('maxtext',), 'maxtext'), (('paxml',), 'paxml'),
+                           (('nemo', 'megatron'), 'megatron-core')):
+        if any(n in text for n in needles):
+            return stack
+    return 'auto'
+
+
+def on(stack, *more):
+    return lambda r: stack_of(r) == stack and all(p(r) for p in more)
+
+
+def dense(r): return not r.get('moe_experts')
+
+
+# Software-stack profiles (src/config/software_stacks.cpp, tags `[CAL stack.NAME.KEY]`):
+# each fitted on the even rows of its own stack only, over the devices' kernel-level GEMM
+# efficiency. Megatron-Core (2025) is fitted on its H100 BF16 dense rows, where the kernel
+# facts are firmest; its FP8 and Blackwell rows are predicted, not fitted.
+STACK_FITS = {
+    'megatron-core': [
+        ('compute_efficiency', 0.3, 1.0, [
+            ('training', 'dgxc', 'step_time_s', on('megatron-core', bf16, h100, dense)),
+            ('training', 'megatron-bridge', 'tokens_per_s_per_gpu', on('megatron-core', bf16, h100, dense))]),
+    ],
+    'nemo-24': [
+        ('compute_efficiency', 0.3, 1.0, [
+            ('training', 'nemo', 'tokens_per_s_per_gpu', on('nemo-24', h100, dense)),
+            ('training', 'nemo-long-sequence', 'tflops_per_gpu', on('nemo-24', h100, dense)),
+            ('training', 'megatron-core', 'tflops_per_gpu', on('nemo-24', h100, dense))]),
+    ],
+    'megatron-lm-2020': [
+        ('compute_efficiency', 0.3, 1.0, [('training', 'megatron-2020', 'step_time_s', on('megatron-lm-2020'))]),
+    ],
+    'composer-fsdp': [
+        ('compute_efficiency', 0.3, 1.0, [('training', 'llm-foundry', 'tokens_per_s', on('composer-fsdp'))]),
+    ],
+    'torchtitan': [
+        ('compute_efficiency', 0.3, 1.0, [('training', 'torchtitan', 'tokens_per_s_per_gpu', on('torchtitan'))]),
+    ],
+    'maxtext': [
+        ('compute_efficiency', 0.3, 1.0, [('training', 'dgxc', 'step_time_s', on('maxtext'))]),
+    ],
+    'paxml': [
+        ('compute_efficiency', 0.3, 1.0, [('training', 'dgxc', 'step_time_s', on('paxml'))]),
+    ],
+    'tensorrt-llm': [
+        # Batch-1 latency (NeMo's Llama-2 table): decode-dominated, it fixes the host gap.
+        ('kernel_launch_overhead', 0.5, 20.0, [('inference', 'nemo-llama2-latency', 'e2e_latency_s', h100)]),
+        ('compute_efficiency', 0.3, 1.0, [('inference', 'trtllm', 'output_tokens_per_s', every),
+                                          ('inference', 'nim-a100', 'ttft_s', every)]),
+    ],
+    'lmdeploy': [
+        ('kernel_launch_overhead', 0.5, 20.0, [('inference', 'lmdeploy-a100', 'tpot_s', small_batch)]),
+        ('compute_efficiency', 0.3, 1.0, [('inference', 'lmdeploy-a100', 'ttft_s', every)]),
+    ],
+}
+STACKS_SOURCE = os.path.join(ROOT, 'src/config/software_stacks.cpp')
+STACK_TAG = re.compile(r'^(\s*)([0-9.eE+-]+)((?: \* kUs)?,\s*//\s*\[CAL stack\.([\w-]+)\.(\w+)\].*)$')
+# What validate --set says for a trial value of a profile constant.
+STACK_KEYS = {'compute_efficiency': 'sw_param.compute_efficiency={}',
+              'kernel_launch_overhead': 'sw_param.kernel_launch_overhead={} us'}
 
 TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].*)$')
 # A copy of another device's fitted value, tagged `# [H100 name]`: rewritten with it.
@@ -144,9 +200,11 @@ def even(row_id):
     return int(re.sub(r'\D', '', row_id)) % 2 == 0
 
 
-def run_validate(config_dir):
-    out = subprocess.run([binary(), 'validate', '--configs', config_dir, '--format', 'json'],
-                         check=True, capture_output=True, text=True).stdout
+def run_validate(config_dir, sets=()):
+    args = [binary(), 'validate', '--configs', config_dir, '--format', 'json']
+    for s in sets:
+        args += ['--set', s]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     return json.loads(out)['cases']
 
 
@@ -171,48 +229,107 @@ def loss(cases):
     return sum(abs(math.log(c['predicted'] / c['measured'])) for c in cases) / len(cases)
 
 
+def golden_section(objective, lo, hi):
+    a, b = lo, hi
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(14):
+        x1, x2 = b - g * (b - a), a + g * (b - a)
+        if objective(x1) <= objective(x2):
+            b = x2
+        else:
+            a = x1
+    return round((a + b) / 2, 3)
+
+
+def fit(params, values, evaluate, rows):
+    """Two rounds of coordinate descent over params; evaluate(values) -> validate's cases."""
+    for _ in range(2):
+        for name, lo, hi, filters in params:
+            def objective(x):
+                return loss(selected(evaluate(dict(values, **{name: x})), rows, filters, even))
+            values[name] = golden_section(objective, lo, hi)
+    return values
+
+
+def report(label, cases, rows, params):
+    all_filters = [f for p in params for f in p[3]]
+    for parity_name, parity in (('calibration (even rows)', even), ('held out (odd rows)', lambda i: not even(i))):
+        errs = [abs(c['predicted'] / c['measured'] - 1) * 100 for c in selected(cases, rows, all_filters, parity)]
+        if errs:
+            print(f'{label}: {parity_name}: n={len(errs)} mean |err| {sum(errs) / len(errs):.1f}% max {max(errs):.1f}%')
+
+
+def read_stack_values():
+    values = {}
+    for line in open(STACKS_SOURCE):
+        m = STACK_TAG.match(line.rstrip('\n'))
+        if m:
+            values.setdefault(m.group(4), {})[m.group(5)] = float(m.group(2))
+    return values
+
+
+def write_stack_values(fitted):
+    out = []
+    for line in open(STACKS_SOURCE):
+        m = STACK_TAG.match(line.rstrip('\n'))
+        if m and m.group(5) in fitted.get(m.group(4), {}):
+            line = f'{m.group(1)}{fitted[m.group(4)][m.group(5)]:.4g}{m.group(3)}\n'
+        out.append(line)
+    open(STACKS_SOURCE, 'w').write(''.join(out))
+
+
+def fit_stacks(names, rows, write):
+    """Each profile's constants, tried through validate --set (the binary keeps the built-in
+    values of every other profile); --write puts them into the source, to be rebuilt."""
+    configs = os.path.join(ROOT, 'configs')
+    current = read_stack_values()
+    fitted = {}
+    for stack in names:
+        params = STACK_FITS[stack]
+
+        def evaluate(values):
+            return run_validate(configs, [STACK_KEYS[k].format(v) for k, v in values.items()])
+
+        values = fit(params, dict(current.get(stack, {})), evaluate, rows)
+        fitted[stack] = {k: values[k] for k, *_ in params}
+        report(stack, evaluate(values), rows, params)
+        print(f'{stack}: {fitted[stack]}')
+    if write:
+        write_stack_values(fitted)
+        print(f'written to {os.path.relpath(STACKS_SOURCE, ROOT)}: rebuild before the next fit or validate')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--write', action='store_true', help='write the fitted values into configs/hardware')
-    ap.add_argument('--devices', nargs='+', choices=sorted(FITS), default=sorted(FITS),
-                    help='fit only these configs (default: all)')
+    ap.add_argument('--devices', nargs='*', choices=sorted(FITS), default=None,
+                    help='fit only these configs (default: all, unless --stacks is given)')
+    ap.add_argument('--stacks', nargs='*', choices=sorted(STACK_FITS), default=None,
+                    help='fit these software-stack profiles (no names: all)')
     args = ap.parse_args()
     rows = rows_by_id()
+    if args.stacks is not None:
+        fit_stacks(args.stacks or sorted(STACK_FITS), rows, args.write)
+        if args.devices is None:
+            return
+    devices = args.devices or sorted(FITS)
     work = tempfile.mkdtemp(prefix='rapidllm-calibrate-')
     try:
         shutil.copytree(os.path.join(ROOT, 'configs'), os.path.join(work, 'configs'))
         configs = os.path.join(work, 'configs')
         fitted = {}
-        for device, params in ((d, FITS[d]) for d in args.devices):
+        for device in devices:
+            params = FITS[device]
             path = os.path.join(configs, 'hardware', device + '.yaml')
-            values = read_values(path)
-            all_filters = [f for p in params for f in p[3]]
 
-            def objective(name, value, filters):
-                trial = dict(values, **{name: value})
-                write_values(path, trial)
-                return loss(selected(run_validate(configs), rows, filters, even))
+            def evaluate(values):
+                write_values(path, values)
+                return run_validate(configs)
 
-            for _ in range(2):  # two rounds of coordinate descent
-                for name, lo, hi, filters in params:
-                    a, b = lo, hi
-                    g = (math.sqrt(5) - 1) / 2
-                    for _ in range(14):
-                        x1, x2 = b - g * (b - a), a + g * (b - a)
-                        if objective(name, x1, filters) <= objective(name, x2, filters):
-                            b = x2
-                        else:
-                            a = x1
-                    values[name] = round((a + b) / 2, 3)
+            values = fit(params, read_values(path), evaluate, rows)
             write_values(path, values)
             fitted[device] = {k: values[k] for k, *_ in params}
-            cases = run_validate(configs)
-            for parity_name, parity in (('calibration (even rows)', even), ('held out (odd rows)', lambda i: not even(i))):
-                picked = selected(cases, rows, all_filters, parity)
-                errs = [abs(c['predicted'] / c['measured'] - 1) * 100 for c in picked]
-                if errs:
-                    print(f'{device}: {parity_name}: n={len(errs)} mean |err| {sum(errs) / len(errs):.1f}% '
-                          f'max {max(errs):.1f}%')
+            report(device, run_validate(configs), rows, params)
             print(f'{device}: {fitted[device]}')
         if args.write:
             for device, values in fitted.items():

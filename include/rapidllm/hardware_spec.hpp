@@ -38,6 +38,14 @@ enum class DpMicrobatchSync { every_mb, last_mb };
 enum class ActivationRecompute { none, selective, full };
 
 struct SoftwareSpec {
+  // The software-stack profile (software_stack.hpp): "auto" until the run type resolves
+  // it. compute_efficiency and kernel_launch_overhead_s are its values unless the config
+  // set them (*_given).
+  std::string framework = "auto";
+  std::string stack;  // the profile applied ("auto" resolved); empty until one is
+  double compute_efficiency = 1.0;
+  bool compute_efficiency_given = false;
+  bool kernel_launch_overhead_given = false;
   // What backward recomputes: RAPID-LLM's full_recomputation gives full or selective;
   // rapidllm's sw_param.activation_recompute can also say none.
   ActivationRecompute recompute = ActivationRecompute::selective;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "rapidllm/output_format.hpp"
 
@@ -19,9 +20,11 @@ class ValidationRun;
 // The cases of the CSV files in data_dir (devices from configs_dir/hardware), only the
 // sources whose short name contains source_filter when it is not empty. A row that cannot
 // be modelled is kept as skipped or failed, with the reason. Throws Error when a file
-// cannot be read.
+// cannot be read. `overrides` ("key=value", hardware keys) apply to every device config; a
+// value they set wins over the row's software-stack profile. Throws ConfigError for a bad one.
 [[nodiscard]] ValidationRun run_validation(const std::string& data_dir, const std::string& configs_dir,
-                                           const std::string& source_filter = "");
+                                           const std::string& source_filter = "",
+                                           const std::vector<std::string>& overrides = {});
 
 // The per-source summary, and with list_cases every case (table only; JSON and CSV always
 // hold every case).
@@ -32,7 +35,7 @@ class ValidationRun {
  private:
   explicit ValidationRun(std::shared_ptr<const detail::ValidationCases> cases) : cases_(std::move(cases)) {}
   friend ValidationRun run_validation(const std::string& data_dir, const std::string& configs_dir,
-                                      const std::string& source_filter);
+                                      const std::string& source_filter, const std::vector<std::string>& overrides);
   friend std::string render_validation(const ValidationRun& run, OutputFormat format, bool list_cases);
 
   std::shared_ptr<const detail::ValidationCases> cases_;

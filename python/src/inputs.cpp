@@ -12,6 +12,7 @@
 #include "rapidllm/config.hpp"
 #include "rapidllm/error.hpp"
 #include "rapidllm/hf_import.hpp"
+#include "rapidllm/software_stack.hpp"
 #include "rapidllm/parameter_count.hpp"
 
 namespace py = pybind11;
@@ -60,6 +61,8 @@ Scenario load_scenario_from(const Source& hardware, const Source& model, const s
   s.model = model_file ? load_model(std::get<1>(model), model_sets)
                        : load_model_text(std::get<1>(model), std::get<2>(model), model_sets);
   s.model_file = model_file ? std::get<1>(model) : std::get<2>(model);
+  // As load_scenario does: an inference workload takes its own software-stack profile.
+  if (const auto* llm = std::get_if<LlmModelSpec>(&s.model.workload)) apply_software_stack(s.hardware.sw, llm->run_type);
   s.overrides = overrides;  // reports echo them, as load_scenario's do
   return s;
 }

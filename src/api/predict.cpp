@@ -1,5 +1,7 @@
 #include "rapidllm/predict.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include "api/execution_plan.hpp"
 #include "api/step_exports.hpp"
 #include "api/prediction_cache_impl.hpp"
@@ -7,6 +9,7 @@
 #include "exec/inference_predictor.hpp"
 #include "exec/training_predictor.hpp"
 #include "rapidllm/error.hpp"
+#include "rapidllm/software_stack.hpp"
 
 namespace rapidllm {
 
@@ -16,11 +19,26 @@ namespace {
 decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::CostCache* costs,
                                               const PredictOptions& options) {
   const StepExports& exports = options.exports;
-  const HardwareSpec& hardware = scenario.hardware;
   if (const auto* gemm = std::get_if<GemmModelSpec>(&scenario.model.workload)) {
+    const HardwareSpec& hardware = scenario.hardware;
+    if (hardware.sw.compute_efficiency_given) {
+      spdlog::warn("sw_param.compute_efficiency = {} is not applied to a GEMM workload: one kernel on its own runs at "
+                   "the device's kernel-level rate (tech_param.core.util); the framework's share applies to LLM steps",
+                   hardware.sw.compute_efficiency);
+    }
     return exec::predict_gemm(hardware, *gemm, scenario.gemm_dtype.value_or(hardware.sw.precision.tensor_format.dtype));
   }
   const auto& llm = std::get<LlmModelSpec>(scenario.model.workload);
+  // A hardware file loaded on its own resolves framework "auto" for training; an inference
+  // workload takes its own profile (a spec built by hand, with no profile applied, keeps
+  // its values).
+  std::optional<HardwareSpec> restacked;
+  const SoftwareSpec& sw = scenario.hardware.sw;
+  if (!sw.stack.empty() && sw.stack != resolve_framework(sw.framework, llm.run_type)) {
+    restacked = scenario.hardware;
+    apply_software_stack(restacked->sw, llm.run_type);
+  }
+  const HardwareSpec& hardware = restacked ? *restacked : scenario.hardware;
   detail::note_execution_mode(hardware, llm.run_type);
   detail::check_exports(exports, hardware, llm.run_type);
   if (llm.run_type == RunType::training) {

@@ -15,8 +15,8 @@ struct ValidationCases {
 }  // namespace detail
 
 ValidationRun run_validation(const std::string& data_dir, const std::string& configs_dir,
-                             const std::string& source_filter) {
-  const validate::CaseInputs in{data_dir, configs_dir};
+                             const std::string& source_filter, const std::vector<std::string>& overrides) {
+  const validate::CaseInputs in{data_dir, configs_dir, overrides};
   return ValidationRun(
       std::make_shared<const detail::ValidationCases>(detail::ValidationCases{validate::all_cases(in, source_filter)}));
 }

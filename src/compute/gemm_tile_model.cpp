@@ -160,7 +160,7 @@ constexpr std::array<ClusterShape, 4> kClusterShapes{{{1, 1}, {2, 1}, {1, 2}, {2
 
 }  // namespace
 
-GemmTileModel::GemmTileModel(const HardwareSpec& hardware, DType dtype) : dtype_(dtype) {
+GemmTileModel::GemmTileModel(const HardwareSpec& hardware, DType dtype, double stack_efficiency) : dtype_(dtype) {
   const CoreSpec& core = hardware.core;
   const std::optional<double> peak = core.peak_flops_per_s(dtype);
   if (!peak) {
@@ -170,7 +170,7 @@ GemmTileModel::GemmTileModel(const HardwareSpec& hardware, DType dtype) : dtype_
         dtype_name(dtype)));
   }
   if (core.num_sms <= 0 || core.tensor_cores_per_sm <= 0 || core.fma_d1 <= 0 ||
-      core.fma_d2 <= 0 || !(*peak > 0.0) || !(core.util > 0.0)) {
+      core.fma_d2 <= 0 || !(*peak > 0.0) || !(core.util > 0.0) || !(stack_efficiency > 0.0)) {
     throw InfeasibleError(
         "the GEMM model needs positive tech_param.core values: operating_frequency, "
         "num_bundles, num_mcu_per_bundle, nominal_flop_rate_per_mcu, FMA_d1, FMA_d2 and util");
@@ -196,7 +196,7 @@ GemmTileModel::GemmTileModel(const HardwareSpec& hardware, DType dtype) : dtype_
   }
   group_warps_ = core.mma_threads / 32;
   max_cluster_size_ = std::max(1, core.max_cluster_size);
-  peak_flops_per_s_ = *core.achievable_flops_per_s(dtype);
+  peak_flops_per_s_ = *core.achievable_flops_per_s(dtype) * stack_efficiency;
   launch_overhead_s_ = hardware.sw.kernel_launch_overhead_s;
   num_sms_ = core.num_sms;
   // The MMA computes d1 x d2 x d1 per clock: M and N move in steps of d1, K in steps of d2.

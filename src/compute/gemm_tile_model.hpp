@@ -17,8 +17,10 @@ namespace rapidllm::compute {
 class GemmTileModel {
  public:
   // Throws InfeasibleError when the hardware config does not describe `dtype`'s
-  // throughput or lacks a register/shared-memory/L2/DRAM level.
-  GemmTileModel(const HardwareSpec& hardware, DType dtype);
+  // throughput or lacks a register/shared-memory/L2/DRAM level. The tensor-core rate is the
+  // device's kernel-level one (peak x core.util) times `stack_efficiency`: 1 for a kernel
+  // on its own, the software stack's compute_efficiency inside a framework's step.
+  GemmTileModel(const HardwareSpec& hardware, DType dtype, double stack_efficiency = 1.0);
 
   // Best tiling over the whole candidate space.
   [[nodiscard]] GemmEstimate estimate(const GemmShape& shape) const;

@@ -5,7 +5,7 @@
 namespace rapidllm::compute {
 
 OpCoster::OpCoster(const HardwareSpec& hw, DType dtype, DType matmul_dtype)
-    : gemms_(GemmTileModel(hw, matmul_dtype)),
+    : gemms_(GemmTileModel(hw, matmul_dtype, hw.sw.compute_efficiency)),
       attention_(hw, dtype),
       energy_(hw),
       launch_s_(hw.sw.kernel_launch_overhead_s),

@@ -8,6 +8,7 @@
 
 #include "config/cursor.hpp"
 #include "config/suggest.hpp"
+#include "rapidllm/software_stack.hpp"
 
 namespace rapidllm::config {
 
@@ -26,7 +27,17 @@ SoftwareSpec read_software(const Cursor& sw) {
                   : recompute == "selective" ? ActivationRecompute::selective
                   : recompute == "full" || full ? ActivationRecompute::full
                                                : ActivationRecompute::selective;
-  out.kernel_launch_overhead_s = sw.child("kernel_launch_overhead").duration_s();
+  out.framework = sw.child("framework").choice();
+  if (const Cursor gap = sw.child("kernel_launch_overhead"); gap.present()) {
+    out.kernel_launch_overhead_s = gap.duration_s();
+    out.kernel_launch_overhead_given = true;
+  }
+  if (const auto efficiency = sw.child("compute_efficiency").optional_real()) {
+    out.compute_efficiency = *efficiency;
+    out.compute_efficiency_given = true;
+  }
+  // Training until the workload says otherwise (load_inputs re-applies it for inference).
+  apply_software_stack(out, RunType::training);
   out.dp_zero_stage = sw.child("dp_zero_stage").small_integer();
   Cursor p = sw.child("precision");
   PrecisionSpec& ps = out.precision;

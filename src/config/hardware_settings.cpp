@@ -1,5 +1,6 @@
 // Settings of a hardware file (RAPID-LLM schema + rapidllm extensions, marked "[rapidllm]").
 #include "config/settings_tables.hpp"
+#include "rapidllm/software_stack.hpp"
 
 namespace rapidllm::config {
 
@@ -23,6 +24,12 @@ Setting memory_field(std::string_view path, ValueKind kind, std::string_view uni
   return {path, H, kind, unit, def, doc, {}, min, max};
 }
 
+std::vector<std::string_view> framework_choices() {
+  std::vector<std::string_view> out{kAutoFramework};
+  for (auto name : software_stack_names()) out.push_back(name);
+  return out;
+}
+
 }  // namespace
 
 std::vector<Setting> hardware_settings() {
@@ -34,8 +41,16 @@ std::vector<Setting> hardware_settings() {
        "[rapidllm] activations recomputed in backward: none, selective (attention core), full; auto = "
        "full_recomputation ? full : selective",
        {"auto", "none", "selective", "full"}},
-      {"sw_param.kernel_launch_overhead", H, ValueKind::duration, "s", std::nullopt,
-       "host-side cost of launching one kernel", {}, 0.0, 1e-2},
+      {"sw_param.framework", H, ValueKind::choice, "", "auto",
+       "[rapidllm] software-stack profile (docs/software-stacks.md): what share of the kernels' speed the "
+       "framework's step sustains and its launch gap; auto = megatron-core for training, tensorrt-llm for "
+       "inference",
+       framework_choices()},
+      {"sw_param.compute_efficiency", H, ValueKind::real, "", "null",
+       "[rapidllm] share of the device's kernel-level tensor-core rate the stack's step sustains (absent: the "
+       "framework profile's)", {}, 1e-3, 1.0, true},
+      {"sw_param.kernel_launch_overhead", H, ValueKind::duration, "s", "null",
+       "host-side cost of launching one kernel (absent: the framework profile's)", {}, 0.0, 1e-2, true},
       {"sw_param.dp_zero_stage", H, ValueKind::integer, "", "0",
        "ZeRO stage of data parallelism: 0 = DDP, 1 = optimizer, 2 = +gradients, 3 = +parameters", {}, 0, 3},
       {"sw_param.precision.tensor_format", H, ValueKind::precision, "B", "bf16",

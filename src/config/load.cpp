@@ -8,6 +8,7 @@
 #include "config/schema_check.hpp"
 #include "config/settings_registry.hpp"
 #include "rapidllm/config.hpp"
+#include "rapidllm/software_stack.hpp"
 
 namespace rapidllm {
 
@@ -62,6 +63,9 @@ LoadedInputs load_inputs(const std::string& hardware_path, const std::string& mo
   LoadedInputs out;
   out.hardware = config::read_hardware(prepare(config::Document::load(hardware_path, ConfigFile::hardware), overrides));
   out.model = config::read_model(prepare(config::Document::load(model_path, ConfigFile::model), overrides));
+  if (const auto* llm = std::get_if<LlmModelSpec>(&out.model.workload)) {
+    apply_software_stack(out.hardware.sw, llm->run_type);
+  }
   return out;
 }
 

@@ -37,6 +37,7 @@ GemmPrediction predict_gemm(const HardwareSpec& hw, const GemmModelSpec& gemm, D
   const double overlap = out.tp_sp ? hw.network.overlap.tp_sp_overlap : hw.network.overlap.tp_overlap;
   const double element_bytes = dtype_bytes(dtype);
 
+  // One kernel on its own: the device's kernel-level rate, no framework around it.
   compute::GemmTileModel model(hw, dtype);
   out.peak_flops_per_s_per_gpu = hw.core.peak_flops_per_s(dtype).value_or(0.0);
   for (const auto& sharded : parallel::shard_gemm(gemm, out.tp, out.tp_sp, element_bytes)) {

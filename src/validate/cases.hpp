@@ -16,6 +16,7 @@ namespace rapidllm::validate {
 struct CaseInputs {
   std::string data_dir;    // the CSV files
   std::string config_dir;  // configs/ (hardware/*.yaml)
+  std::vector<std::string> overrides;  // `--set key=value`, applied to every device config
 };
 
 [[nodiscard]] std::vector<CaseResult> training_cases(const CaseInputs& in, PredictionCache& cache);

@@ -41,7 +41,7 @@ std::vector<CaseResult> collective_cases(const CaseInputs& in) {
       continue;
     }
     std::string reason;
-    auto hw = device_for(r.text("gpu"), in.config_dir, reason);
+    auto hw = device_for(r.text("gpu"), in.config_dir, in.overrides, reason);
     // The shipped systems join their nodes with InfiniBand: a row measured across nodes on
     // another fabric (AWS EFA's SRD, RoCE) ran on a network no config describes.
     const std::string fabric = r.text("inter_node");

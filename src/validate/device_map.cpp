@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "rapidllm/config.hpp"
+#include "rapidllm/software_stack.hpp"
 
 namespace rapidllm::validate {
 
@@ -11,8 +14,11 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 bool has(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
 }  // namespace
 
-std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string& config_dir, std::string& reason) {
-  const auto load = [&](const char* name) { return load_hardware(config_dir + "/hardware/" + name + ".yaml"); };
+std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string& config_dir,
+                                       const std::vector<std::string>& overrides, std::string& reason) {
+  const auto load = [&](const char* name) {
+    return load_hardware(config_dir + "/hardware/" + name + ".yaml", overrides);
+  };
   if (has(gpu, "H100") && !has(gpu, "PCIe") && !has(gpu, "NVL")) {
     HardwareSpec hw = load("H100_SXM5_80GB");
     if (has(gpu, "96GB")) {
@@ -38,6 +44,25 @@ std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string
   }
   reason = fmt::format("no shipped device config for '{}'", gpu.substr(0, 40));
   return std::nullopt;
+}
+
+void use_row_stack(HardwareSpec& hw, const std::string& framework, RunType run_type) {
+  std::string text;
+  for (const char c : framework) text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Most specific first: "NeMo inference (TensorRT-LLM backend)" is TensorRT-LLM, the 2020
+  // Megatron-LM tables are not Megatron-Core.
+  const char* stack = has(text, "tensorrt-llm") || has(text, "nvidia nim") ? "tensorrt-llm"
+                      : has(text, "lmdeploy")                          ? "lmdeploy"
+                      : has(text, "megatron-lm v")                     ? "megatron-lm-2020"
+                      : has(text, "nemo 24") || has(text, "megatron-core r0.") ? "nemo-24"
+                      : has(text, "composer") || has(text, "llm-foundry") ? "composer-fsdp"
+                      : has(text, "torchtitan")                        ? "torchtitan"
+                      : has(text, "maxtext")                           ? "maxtext"
+                      : has(text, "paxml")                             ? "paxml"
+                      : has(text, "nemo") || has(text, "megatron")     ? "megatron-core"
+                                                                       : "auto";
+  hw.sw.framework = stack;
+  apply_software_stack(hw.sw, run_type);
 }
 
 }  // namespace rapidllm::validate

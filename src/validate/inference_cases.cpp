@@ -30,8 +30,9 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
     reason = "mixture-of-experts models are not modelled yet";
     return std::nullopt;
   }
-  auto hw = device_for(r.text("gpu"), in.config_dir, reason);
+  auto hw = device_for(r.text("gpu"), in.config_dir, in.overrides, reason);
   if (!hw) return std::nullopt;
+  use_row_stack(*hw, r.text("engine"), RunType::inference);
   // Static batching: the published batch size, or the fixed concurrency of online runs.
   auto batch = r.number("batch_size");
   if (!batch) batch = r.number("concurrency");

@@ -46,7 +46,7 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
                                                       : "peak_memory_bytes";
     c.measured = r.number("value_GiB").value_or(0.0) * kGiB;
     std::string reason;
-    auto hw = device_for(r.text("gpu"), in.config_dir, reason);
+    auto hw = device_for(r.text("gpu"), in.config_dir, in.overrides, reason);
     if (has(r.text("precision"), "float8") || has(r.text("metric"), "sampled")) {
       reason = "float8 training memory (fp8 weight copies and scales) is not modelled yet";
       hw.reset();

@@ -13,8 +13,8 @@ const std::string kConfigs = RAPIDLLM_SOURCE_DIR "/configs";
 
 TEST(DeviceMap, H200IsTheH100DieWithTheH200Memory) {
   std::string reason;
-  const auto h100 = device_for("H100-SXM5-80GB (HBM3)", kConfigs, reason);
-  const auto h200 = device_for("H200-SXM-141GB", kConfigs, reason);
+  const auto h100 = device_for("H100-SXM5-80GB (HBM3)", kConfigs, {}, reason);
+  const auto h200 = device_for("H200-SXM-141GB", kConfigs, {}, reason);
   ASSERT_TRUE(h100 && h200) << reason;
   // Datasheet: 141 GB of HBM3e at 4.8 TB/s; compute and NVLink are the H100's.
   EXPECT_DOUBLE_EQ(h200->dram().size_bytes, 141e9);
@@ -25,7 +25,7 @@ TEST(DeviceMap, H200IsTheH100DieWithTheH200Memory) {
 
 TEST(DeviceMap, AnUnshippedGpuIsSkippedWithItsName) {
   std::string reason;
-  EXPECT_FALSE(device_for("V100-SXM3-32GB (DGX-2)", kConfigs, reason));
+  EXPECT_FALSE(device_for("V100-SXM3-32GB (DGX-2)", kConfigs, {}, reason));
   EXPECT_NE(reason.find("V100-SXM3-32GB"), std::string::npos);
 }
 
@@ -33,15 +33,52 @@ TEST(DeviceMap, AnUnshippedGpuIsSkippedWithItsName) {
 // the HGX node.
 TEST(DeviceMap, BlackwellRowsGetTheirSystem) {
   std::string reason;
-  const auto gb200 = device_for("GB200 (B200 die, 186GB)", kConfigs, reason);
-  const auto gb300 = device_for("GB300 (B300, 288GB)", kConfigs, reason);
-  const auto b200 = device_for("B200-180GB", kConfigs, reason);
+  const auto gb200 = device_for("GB200 (B200 die, 186GB)", kConfigs, {}, reason);
+  const auto gb300 = device_for("GB300 (B300, 288GB)", kConfigs, {}, reason);
+  const auto b200 = device_for("B200-180GB", kConfigs, {}, reason);
   ASSERT_TRUE(gb200 && gb300 && b200) << reason;
   EXPECT_DOUBLE_EQ(gb200->dram().size_bytes, 186e9);
   EXPECT_DOUBLE_EQ(gb300->dram().size_bytes, 288e9);
   EXPECT_DOUBLE_EQ(b200->dram().size_bytes, 180e9);
   EXPECT_EQ(gb200->network.dimensions.front().size, std::vector<int>{64});  // an NVLink domain of 64
   EXPECT_EQ(b200->network.dimensions.front().size, std::vector<int>{8});
+}
+// Each source's framework or engine column -> its software-stack profile; what the column
+// does not name keeps "auto" (the run type's default).
+TEST(DeviceMap, RowsRunUnderTheirOwnSoftwareStack) {
+  std::string reason;
+  const auto base = device_for("H100-SXM5-80GB", kConfigs, {}, reason);
+  ASSERT_TRUE(base) << reason;
+  const auto stack_of = [&](const char* column, RunType run) {
+    HardwareSpec hw = *base;
+    use_row_stack(hw, column, run);
+    return hw.sw.stack;
+  };
+  EXPECT_EQ(stack_of("NeMo/Megatron-Core (dgxc recipe)", RunType::training), "megatron-core");
+  EXPECT_EQ(stack_of("Megatron-Bridge / NeMo 25.11 (Megatron-Core)", RunType::training), "megatron-core");
+  EXPECT_EQ(stack_of("Megatron-LM v2 (2020)", RunType::training), "megatron-lm-2020");
+  EXPECT_EQ(stack_of("NeMo 24.07 (Megatron-Core, TransformerEngine)", RunType::training), "nemo-24");
+  EXPECT_EQ(stack_of("Megatron-Core r0.8.0", RunType::training), "nemo-24");
+  EXPECT_EQ(stack_of("Composer/llm-foundry (PyTorch FSDP), 2023", RunType::training), "composer-fsdp");
+  EXPECT_EQ(stack_of("torchtitan (torch 2.6 nightly 2024-12-23, torchao)", RunType::training), "torchtitan");
+  EXPECT_EQ(stack_of("MaxText (JAX) dgxc recipe", RunType::training), "maxtext");
+  EXPECT_EQ(stack_of("Paxml 24.11 (JAX)", RunType::training), "paxml");
+  EXPECT_EQ(stack_of("NeMo inference (TensorRT-LLM backend, 2023)", RunType::inference), "tensorrt-llm");
+  EXPECT_EQ(stack_of("NVIDIA NIM (TensorRT-LLM backend), genai-perf client", RunType::inference), "tensorrt-llm");
+  EXPECT_EQ(stack_of("LMDeploy TurboMind v0.1.0a1", RunType::inference), "lmdeploy");
+  EXPECT_EQ(stack_of("HAI-LLM (internal)", RunType::training), "megatron-core");
+  EXPECT_EQ(stack_of("not stated (likely vLLM)", RunType::inference), "tensorrt-llm");
+}
+
+// `rapidllm validate --set`: hardware keys reach every device, and a value set so wins over
+// the row's profile.
+TEST(DeviceMap, OverridesReachTheDeviceAndWinOverTheRowsStack) {
+  std::string reason;
+  auto hw = device_for("A100-SXM4-80GB", kConfigs, {"sw_param.compute_efficiency=0.42"}, reason);
+  ASSERT_TRUE(hw) << reason;
+  use_row_stack(*hw, "LMDeploy TurboMind v0.1.0a1", RunType::inference);
+  EXPECT_EQ(hw->sw.stack, "lmdeploy");
+  EXPECT_DOUBLE_EQ(hw->sw.compute_efficiency, 0.42);
 }
 
 }  // namespace

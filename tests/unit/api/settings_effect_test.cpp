@@ -126,6 +126,8 @@ std::vector<Probe> probes() {
       {"sw_param.full_recomputation", &kTrain, {"sw_param.full_recomputation=true"}},
       {"sw_param.activation_recompute", &kTrain, {"sw_param.activation_recompute=full"}},
       {"sw_param.kernel_launch_overhead", &kInfer, {"sw_param.kernel_launch_overhead=50 us"}},
+      {"sw_param.framework", &kTrain, {"sw_param.framework=composer-fsdp"}},
+      {"sw_param.compute_efficiency", &kTrain, {"sw_param.compute_efficiency=0.5"}},
       {"sw_param.dp_zero_stage", &kTrain, {"sw_param.dp_zero_stage=1"}},
       {"sw_param.precision.tensor_format", &kTrain, {"sw_param.precision.tensor_format=fp32"}},
       {"sw_param.precision.matmul", &kTrain, {"sw_param.precision.matmul=fp8"}},

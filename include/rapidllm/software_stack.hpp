@@ -1,0 +1,43 @@
+// Software-stack profiles (docs/software-stacks.md): what a training framework or an
+// inference engine makes of the hardware. A device file says what the GPU's kernels can
+// do (tech_param.core.util: the vendor GEMM's share of the tensor-core peak); a profile
+// says what share of that a stack's step sustains, and the host gap it leaves between
+// kernels. Picked with sw_param.framework; each value overridable in sw_param.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rapidllm/hardware_spec.hpp"
+#include "rapidllm/model_spec.hpp"
+
+namespace rapidllm {
+
+struct SoftwareStackProfile {
+  std::string_view name;
+  std::string_view description;
+  // Share of the device's kernel-level tensor-core rate the stack's GEMMs and attention
+  // sustain inside a step: what it loses to kernels the model does not list one by one
+  // (unfused epilogues, casts, synchronisation stalls, a CPU-bound launch queue).
+  double compute_efficiency = 1.0;
+  double kernel_launch_overhead_s = 0.0;  // host gap per kernel launch
+  // The rows its constants were fitted on (even rows; odd rows held out), or why it is
+  // uncalibrated.
+  std::string_view calibration;
+};
+
+// "auto" picks megatron-core for training and tensorrt-llm for inference.
+inline constexpr std::string_view kAutoFramework = "auto";
+
+// nullopt for an unknown name ("auto" is not a profile: resolve it first).
+[[nodiscard]] std::optional<SoftwareStackProfile> software_stack_profile(std::string_view name);
+[[nodiscard]] const std::vector<std::string_view>& software_stack_names();
+// Fills sw's compute_efficiency and kernel_launch_overhead_s from the profile sw.framework
+// names ("auto" resolved for run_type), except the values the config set itself.
+void apply_software_stack(SoftwareSpec& sw, RunType run_type);
+// The profile `framework` names, "auto" resolved for the run type.
+[[nodiscard]] std::string_view resolve_framework(std::string_view framework, RunType run_type);
+
+}  // namespace rapidllm

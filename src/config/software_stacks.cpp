@@ -1,0 +1,110 @@
+// The built-in software-stack profiles (docs/software-stacks.md). Constants tagged
+// `[CAL stack.NAME.KEY]` are fitted by scripts/calibrate.py --stacks on the even rows of that
+// stack's own calibration sources only, with the device's kernel-level GEMM efficiency
+// (tech_param.core.util, fitted on validation/kernels/gemm.csv) underneath; the odd rows
+// are held out.
+#include <algorithm>
+#include <array>
+
+#include "rapidllm/software_stack.hpp"
+
+#include "rapidllm/hardware_spec.hpp"
+
+namespace rapidllm {
+
+namespace {
+
+constexpr double kUs = 1e-6;
+// Training steps are long kernels: their rows do not constrain the host gap between
+// launches, so the training stacks take the one fitted on TensorRT-LLM's batch-1 latency.
+constexpr double kTrainingLaunchGap = 12.87 * kUs;
+
+// clang-format off
+constexpr std::array<SoftwareStackProfile, 10> kProfiles{{
+    {"megatron-core",
+     "Megatron-Core with Transformer Engine, 2025 releases (NeMo 25.x, Megatron-Bridge, NVIDIA DGX-Cloud "
+     "recipes v25)",
+     0.754,  // [CAL stack.megatron-core.compute_efficiency]
+     kTrainingLaunchGap,
+     "training.csv rows of dgxc (NeMo/Megatron-Core recipes) and megatron-bridge on H100, dense, BF16; FP8 and "
+     "Blackwell rows are predicted, not fitted"},
+    {"nemo-24",
+     "NeMo 24.x on Megatron-Core r0.7-0.8 with Transformer Engine (2024 releases)",
+     0.657,  // [CAL stack.nemo-24.compute_efficiency]
+     kTrainingLaunchGap,
+     "training.csv rows of nemo, nemo-long-sequence and megatron-core (r0.8.0) on H100, dense"},
+    {"megatron-lm-2020",
+     "Megatron-LM v2 (2020): unfused attention (no FlashAttention), fused kernels of its day",
+     0.643,  // [CAL stack.megatron-lm-2020.compute_efficiency]
+     kTrainingLaunchGap,
+     "training.csv rows of megatron-2020 on A100"},
+    {"composer-fsdp",
+     "MosaicML Composer / llm-foundry on PyTorch FSDP (2023 benchmark tables)",
+     0.602,  // [CAL stack.composer-fsdp.compute_efficiency]
+     kTrainingLaunchGap,
+     "training.csv rows of llm-foundry (A100 40/80 GB, H100)"},
+    {"torchtitan",
+     "PyTorch torchtitan (FSDP2, torch.compile, async TP), 2024-2025 nightlies",
+     0.477,  // [CAL stack.torchtitan.compute_efficiency]
+     kTrainingLaunchGap,
+     "training.csv rows of torchtitan"},
+    {"maxtext",
+     "MaxText on JAX/XLA for GPUs (NVIDIA DGX-Cloud recipes)",
+     0.629,  // [CAL stack.maxtext.compute_efficiency]
+     kTrainingLaunchGap,
+     "training.csv rows of dgxc MaxText"},
+    {"paxml",
+     "Paxml (Pax) on JAX/XLA for GPUs (NVIDIA DGX-Cloud recipes)",
+     0.459,  // [CAL stack.paxml.compute_efficiency]
+     kTrainingLaunchGap,
+     "training.csv rows of dgxc Paxml"},
+    {"tensorrt-llm",
+     "NVIDIA TensorRT-LLM (also the backend of NIM and of NeMo inference)",
+     0.814,  // [CAL stack.tensorrt-llm.compute_efficiency]
+     12.87 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
+     "inference.csv rows of trtllm, nim-a100 and nemo-llama2-latency"},
+    {"lmdeploy",
+     "InternLM LMDeploy with its TurboMind engine",
+     0.831,  // [CAL stack.lmdeploy.compute_efficiency]
+     14.06 * kUs,  // [CAL stack.lmdeploy.kernel_launch_overhead]
+     "inference.csv rows of lmdeploy-a100"},
+    {"rapid-llm",
+     "RAPID-LLM's reading of a device file: tech_param.core.util is the whole compute efficiency, no framework "
+     "on top (to compare with that tool on its own files)",
+     1.0,
+     9.0 * kUs,  // RAPID-LLM's reference files' kernel_launch_overhead
+     "not fitted: a peer tool's convention (its files set util and the launch gap themselves)"},
+}};
+// clang-format on
+
+}  // namespace
+
+std::optional<SoftwareStackProfile> software_stack_profile(std::string_view name) {
+  const auto it = std::find_if(kProfiles.begin(), kProfiles.end(), [&](const auto& p) { return p.name == name; });
+  if (it == kProfiles.end()) return std::nullopt;
+  return *it;
+}
+
+const std::vector<std::string_view>& software_stack_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (const auto& p : kProfiles) out.push_back(p.name);
+    return out;
+  }();
+  return names;
+}
+
+void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
+  const auto profile = software_stack_profile(resolve_framework(sw.framework, run_type));
+  if (!profile) return;  // the loader checked the name; a hand-built spec keeps its values
+  sw.stack = profile->name;
+  if (!sw.compute_efficiency_given) sw.compute_efficiency = profile->compute_efficiency;
+  if (!sw.kernel_launch_overhead_given) sw.kernel_launch_overhead_s = profile->kernel_launch_overhead_s;
+}
+
+std::string_view resolve_framework(std::string_view framework, RunType run_type) {
+  if (framework != kAutoFramework) return framework;
+  return run_type == RunType::training ? "megatron-core" : "tensorrt-llm";
+}
+
+}  // namespace rapidllm

@@ -1,0 +1,88 @@
+// Software-stack profiles: sw_param.framework picks one, "auto" follows the run type, and a
+// value the config sets itself wins over the profile's.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "rapidllm/config.hpp"
+#include "rapidllm/software_stack.hpp"
+
+namespace rapidllm {
+namespace {
+
+std::string shipped(const std::string& rel) { return std::string(RAPIDLLM_SOURCE_DIR) + "/" + rel; }
+const std::string kH100 = shipped("configs/hardware/H100_SXM5_80GB.yaml");
+const std::string kModel = shipped("configs/models/llama3.1-8b.yaml");
+
+SoftwareStackProfile profile(std::string_view name) {
+  const auto p = software_stack_profile(name);
+  EXPECT_TRUE(p.has_value()) << name;
+  return p.value_or(SoftwareStackProfile{});
+}
+
+TEST(SoftwareStack, EveryNamedProfileHasItsOwnSaneConstants) {
+  ASSERT_GE(software_stack_names().size(), 10u);
+  for (auto name : software_stack_names()) {
+    const SoftwareStackProfile p = profile(name);
+    EXPECT_EQ(p.name, name);
+    EXPECT_GT(p.compute_efficiency, 0.2) << name;
+    EXPECT_LE(p.compute_efficiency, 1.0) << name;
+    EXPECT_GT(p.kernel_launch_overhead_s, 0.0) << name;
+    EXPECT_LT(p.kernel_launch_overhead_s, 1e-4) << name;
+    EXPECT_FALSE(p.calibration.empty()) << name;
+  }
+  EXPECT_FALSE(software_stack_profile("auto").has_value());  // resolved first, never looked up
+  EXPECT_FALSE(software_stack_profile("deepspeed-0.1").has_value());
+}
+
+TEST(SoftwareStack, AutoIsMegatronCoreForTrainingAndTensorRtLlmForInference) {
+  EXPECT_EQ(resolve_framework("auto", RunType::training), "megatron-core");
+  EXPECT_EQ(resolve_framework("auto", RunType::inference), "tensorrt-llm");
+  EXPECT_EQ(resolve_framework("lmdeploy", RunType::training), "lmdeploy");
+}
+
+TEST(SoftwareStack, AHardwareFileTakesItsProfilesValues) {
+  const HardwareSpec hw = load_hardware(kH100);
+  EXPECT_EQ(hw.sw.framework, "auto");
+  EXPECT_EQ(hw.sw.stack, "megatron-core");
+  EXPECT_DOUBLE_EQ(hw.sw.compute_efficiency, profile("megatron-core").compute_efficiency);
+  EXPECT_DOUBLE_EQ(hw.sw.kernel_launch_overhead_s, profile("megatron-core").kernel_launch_overhead_s);
+
+  const HardwareSpec composer = load_hardware(kH100, {"sw_param.framework=composer-fsdp"});
+  EXPECT_EQ(composer.sw.stack, "composer-fsdp");
+  EXPECT_DOUBLE_EQ(composer.sw.compute_efficiency, profile("composer-fsdp").compute_efficiency);
+}
+
+TEST(SoftwareStack, ValuesTheConfigSetsWinOverTheProfile) {
+  const HardwareSpec hw =
+      load_hardware(kH100, {"sw_param.compute_efficiency=0.5", "sw_param.kernel_launch_overhead=3 us"});
+  EXPECT_DOUBLE_EQ(hw.sw.compute_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(hw.sw.kernel_launch_overhead_s, 3e-6);
+  SoftwareSpec sw = hw.sw;
+  sw.framework = "lmdeploy";
+  apply_software_stack(sw, RunType::inference);
+  EXPECT_EQ(sw.stack, "lmdeploy");
+  EXPECT_DOUBLE_EQ(sw.compute_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(sw.kernel_launch_overhead_s, 3e-6);
+}
+
+TEST(SoftwareStack, AnInferenceWorkloadResolvesAutoToItsEngine) {
+  const LoadedInputs in = load_inputs(kH100, kModel, {"model_param.run_type=inference", "model_param.decode_len=16"});
+  EXPECT_EQ(in.hardware.sw.stack, "tensorrt-llm");
+  EXPECT_DOUBLE_EQ(in.hardware.sw.kernel_launch_overhead_s, profile("tensorrt-llm").kernel_launch_overhead_s);
+  const LoadedInputs training = load_inputs(kH100, kModel);
+  EXPECT_EQ(training.hardware.sw.stack, "megatron-core");
+}
+
+TEST(SoftwareStack, AnUnknownFrameworkIsAConfigErrorNamingTheKey) {
+  try {
+    (void)load_hardware(kH100, {"sw_param.framework=deepspeed-0.1"});
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("sw_param.framework"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("megatron-core"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rapidllm
