@@ -35,6 +35,10 @@ struct PrecisionSpec {
 };
 
 enum class DpMicrobatchSync { every_mb, last_mb };
+// The fused-attention kernel family a software stack runs: FlashAttention-2-class kernels
+// (Ampere-style MMAs, also Triton's) or FlashAttention-3-class ones (Hopper warpgroup MMAs,
+// cuDNN's fused attention).
+enum class AttentionKernel { flash2, flash3 };
 enum class ActivationRecompute { none, selective, full };
 
 struct SoftwareSpec {
@@ -46,6 +50,8 @@ struct SoftwareSpec {
   double compute_efficiency = 1.0;
   bool compute_efficiency_given = false;
   bool kernel_launch_overhead_given = false;
+  AttentionKernel attention_kernel = AttentionKernel::flash3;  // the profile's, unless given
+  bool attention_kernel_given = false;
   // What backward recomputes: RAPID-LLM's full_recomputation gives full or selective;
   // rapidllm's sw_param.activation_recompute can also say none.
   ActivationRecompute recompute = ActivationRecompute::selective;
@@ -91,6 +97,10 @@ struct CoreSpec {
   // Achievable fraction of a dtype's peak where it differs from `util` (FP8 GEMMs reach a
   // smaller share of their doubled peak than 16-bit ones).
   std::map<DType, double> dtype_util;
+  // Share of the 16-bit peak a fused-attention kernel family's matmuls sustain on this GPU
+  // (a kernel fact, like util); absent: flash3 takes flash2's, flash2 the dtype's GEMM util.
+  std::map<AttentionKernel, double> attention_util;
+  [[nodiscard]] double attention_share(AttentionKernel kernel, DType dtype) const;
 
   // Dense tensor-core peak for a dtype (FLOP/s), before util; nullopt if not described.
   [[nodiscard]] std::optional<double> peak_flops_per_s(DType dtype) const;

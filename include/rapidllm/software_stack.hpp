@@ -23,6 +23,7 @@ struct SoftwareStackProfile {
   // (unfused epilogues, casts, synchronisation stalls, a CPU-bound launch queue).
   double compute_efficiency = 1.0;
   double kernel_launch_overhead_s = 0.0;  // host gap per kernel launch
+  AttentionKernel attention_kernel = AttentionKernel::flash3;  // its fused attention, on Hopper
   // The rows its constants were fitted on (even rows; odd rows held out), or why it is
   // uncalibrated.
   std::string_view calibration;

@@ -66,10 +66,11 @@ double windowed_block_fraction(const model::AttentionShape& s, std::int64_t tile
 }
 
 AttentionModel::AttentionModel(const HardwareSpec& hw, DType dtype) {
-  const auto rate = hw.core.achievable_flops_per_s(dtype);
-  if (!rate) throw InfeasibleError("attention: the hardware config does not describe this dtype's throughput");
-  // Inside a framework's step: the stack sustains its share of the kernel-level rate.
-  peak_flops_per_s_ = *rate * hw.sw.compute_efficiency;
+  const auto peak = hw.core.peak_flops_per_s(dtype);
+  if (!peak) throw InfeasibleError("attention: the hardware config does not describe this dtype's throughput");
+  // The fused kernel family the stack runs sets the kernel-level rate (FlashAttention-2 on
+  // Hopper cannot use warpgroup MMAs); inside a step the stack sustains its share of it.
+  peak_flops_per_s_ = *peak * hw.core.attention_share(hw.sw.attention_kernel, dtype) * hw.sw.compute_efficiency;
   const double sm_clocks = hw.core.frequency_hz * hw.core.num_sms;
   sfu_ops_per_s_ = hw.core.sfu_ops_per_cycle_per_sm * sm_clocks;
   fp32_ops_per_s_ = hw.core.fp32_ops_per_cycle_per_sm * sm_clocks;

@@ -36,6 +36,10 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.compute_efficiency = *efficiency;
     out.compute_efficiency_given = true;
   }
+  if (const std::string kernel = sw.child("attention_kernel").choice(); kernel != "auto") {
+    out.attention_kernel = kernel == "flash2" ? AttentionKernel::flash2 : AttentionKernel::flash3;
+    out.attention_kernel_given = true;
+  }
   // Training until the workload says otherwise (load_inputs re-applies it for inference).
   apply_software_stack(out, RunType::training);
   out.dp_zero_stage = sw.child("dp_zero_stage").small_integer();
@@ -92,6 +96,9 @@ CoreSpec read_core(const Cursor& core) {
   Cursor dtype_util = core.child("dtype_util");
   if (auto fp8 = dtype_util.child("fp8").optional_real()) out.dtype_util[DType::fp8] = *fp8;
   if (auto fp32 = dtype_util.child("fp32").optional_real()) out.dtype_util[DType::fp32] = *fp32;
+  Cursor attention = core.child("attention_util");
+  if (auto v = attention.child("flash2").optional_real()) out.attention_util[AttentionKernel::flash2] = *v;
+  if (auto v = attention.child("flash3").optional_real()) out.attention_util[AttentionKernel::flash3] = *v;
   return out;
 }
 

@@ -49,6 +49,10 @@ std::vector<Setting> hardware_settings() {
       {"sw_param.compute_efficiency", H, ValueKind::real, "", "null",
        "[rapidllm] share of the device's kernel-level tensor-core rate the stack's step sustains (absent: the "
        "framework profile's)", {}, 1e-3, 1.0, true},
+      {"sw_param.attention_kernel", H, ValueKind::choice, "", "auto",
+       "[rapidllm] fused-attention kernel family the stack runs: flash2 (FlashAttention-2 / Triton class), flash3 "
+       "(FlashAttention-3 / cuDNN class); auto = the framework profile's",
+       {"auto", "flash2", "flash3"}},
       {"sw_param.kernel_launch_overhead", H, ValueKind::duration, "s", "null",
        "host-side cost of launching one kernel (absent: the framework profile's)", {}, 0.0, 1e-2, true},
       {"sw_param.dp_zero_stage", H, ValueKind::integer, "", "0",
@@ -100,6 +104,12 @@ std::vector<Setting> hardware_settings() {
        "[rapidllm] achievable fraction of the fp8 peak (absent: core.util)", {}, 1e-3, 1.0, true},
       {"tech_param.core.dtype_util.fp32", H, ValueKind::real, "", "null",
        "[rapidllm] achievable fraction of the fp32 peak (absent: core.util)", {}, 1e-3, 1.0, true},
+      {"tech_param.core.attention_util.flash2", H, ValueKind::real, "", "null",
+       "[rapidllm] share of the 16-bit peak FlashAttention-2-class kernels' matmuls sustain (absent: core.util)", {},
+       1e-3, 1.0, true},
+      {"tech_param.core.attention_util.flash3", H, ValueKind::real, "", "null",
+       "[rapidllm] share of the 16-bit peak FlashAttention-3-class kernels' matmuls sustain (absent: flash2's)", {},
+       1e-3, 1.0, true},
       {"tech_param.core.mma_threads", H, ValueKind::integer, "", "32",
        "[rapidllm] threads issuing one MMA and sharing its operands: 32 (warp, mma.sync) or 128 "
        "(warpgroup, Hopper wgmma)", {}, 32, 128},

@@ -24,55 +24,65 @@ constexpr std::array<SoftwareStackProfile, 10> kProfiles{{
     {"megatron-core",
      "Megatron-Core with Transformer Engine, 2025 releases (NeMo 25.x, Megatron-Bridge, NVIDIA DGX-Cloud "
      "recipes v25)",
-     0.754,  // [CAL stack.megatron-core.compute_efficiency]
+     0.758,  // [CAL stack.megatron-core.compute_efficiency]
      kTrainingLaunchGap,
+     AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of dgxc (NeMo/Megatron-Core recipes) and megatron-bridge on H100, dense, BF16; FP8 and "
      "Blackwell rows are predicted, not fitted"},
     {"nemo-24",
      "NeMo 24.x on Megatron-Core r0.7-0.8 with Transformer Engine (2024 releases)",
-     0.657,  // [CAL stack.nemo-24.compute_efficiency]
+     0.662,  // [CAL stack.nemo-24.compute_efficiency]
      kTrainingLaunchGap,
+     AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of nemo, nemo-long-sequence and megatron-core (r0.8.0) on H100, dense"},
     {"megatron-lm-2020",
      "Megatron-LM v2 (2020): unfused attention (no FlashAttention), fused kernels of its day",
      0.643,  // [CAL stack.megatron-lm-2020.compute_efficiency]
      kTrainingLaunchGap,
+     AttentionKernel::flash2,  // its fused kernels predate Hopper
      "training.csv rows of megatron-2020 on A100"},
     {"composer-fsdp",
      "MosaicML Composer / llm-foundry on PyTorch FSDP (2023 benchmark tables)",
-     0.602,  // [CAL stack.composer-fsdp.compute_efficiency]
+     0.63,  // [CAL stack.composer-fsdp.compute_efficiency]
      kTrainingLaunchGap,
+     AttentionKernel::flash2,  // Triton / FlashAttention-2 (MPT)
      "training.csv rows of llm-foundry (A100 40/80 GB, H100)"},
     {"torchtitan",
      "PyTorch torchtitan (FSDP2, torch.compile, async TP), 2024-2025 nightlies",
-     0.477,  // [CAL stack.torchtitan.compute_efficiency]
+     0.638,  // [CAL stack.torchtitan.compute_efficiency]
      kTrainingLaunchGap,
+     AttentionKernel::flash2,  // PyTorch SDPA's FlashAttention-2 backend
      "training.csv rows of torchtitan"},
     {"maxtext",
      "MaxText on JAX/XLA for GPUs (NVIDIA DGX-Cloud recipes)",
-     0.629,  // [CAL stack.maxtext.compute_efficiency]
+     0.634,  // [CAL stack.maxtext.compute_efficiency]
      kTrainingLaunchGap,
+     AttentionKernel::flash3,  // cuDNN fused attention through XLA
      "training.csv rows of dgxc MaxText"},
     {"paxml",
      "Paxml (Pax) on JAX/XLA for GPUs (NVIDIA DGX-Cloud recipes)",
      0.459,  // [CAL stack.paxml.compute_efficiency]
      kTrainingLaunchGap,
+     AttentionKernel::flash3,  // cuDNN fused attention through XLA
      "training.csv rows of dgxc Paxml"},
     {"tensorrt-llm",
      "NVIDIA TensorRT-LLM (also the backend of NIM and of NeMo inference)",
-     0.814,  // [CAL stack.tensorrt-llm.compute_efficiency]
+     0.828,  // [CAL stack.tensorrt-llm.compute_efficiency]
      12.87 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
+     AttentionKernel::flash3,  // its own Hopper FMHA kernels
      "inference.csv rows of trtllm, nim-a100 and nemo-llama2-latency"},
     {"lmdeploy",
      "InternLM LMDeploy with its TurboMind engine",
      0.831,  // [CAL stack.lmdeploy.compute_efficiency]
      14.06 * kUs,  // [CAL stack.lmdeploy.kernel_launch_overhead]
+     AttentionKernel::flash2,  // TurboMind's own Ampere-era kernels
      "inference.csv rows of lmdeploy-a100"},
     {"rapid-llm",
      "RAPID-LLM's reading of a device file: tech_param.core.util is the whole compute efficiency, no framework "
      "on top (to compare with that tool on its own files)",
      1.0,
      9.0 * kUs,  // RAPID-LLM's reference files' kernel_launch_overhead
+     AttentionKernel::flash3,  // no attention fact in its files: the GEMM util stands
      "not fitted: a peer tool's convention (its files set util and the launch gap themselves)"},
 }};
 // clang-format on
@@ -100,6 +110,7 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   sw.stack = profile->name;
   if (!sw.compute_efficiency_given) sw.compute_efficiency = profile->compute_efficiency;
   if (!sw.kernel_launch_overhead_given) sw.kernel_launch_overhead_s = profile->kernel_launch_overhead_s;
+  if (!sw.attention_kernel_given) sw.attention_kernel = profile->attention_kernel;
 }
 
 std::string_view resolve_framework(std::string_view framework, RunType run_type) {

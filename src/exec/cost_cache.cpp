@@ -27,6 +27,11 @@ std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matm
   }
   f.add(hw.sw.kernel_launch_overhead_s);
   f.add(hw.sw.compute_efficiency);
+  f.add(static_cast<int>(hw.sw.attention_kernel));
+  for (const auto& [kernel, share] : c.attention_util) {
+    f.add(static_cast<int>(kernel));
+    f.add(share);
+  }
   f.add(hw.sw.attention_softmax_overlap);
   return f.value();
 }

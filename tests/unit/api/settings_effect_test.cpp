@@ -65,6 +65,9 @@ const Base kTrainInterleaved{kH100, kLlama8b,
                              {"parallelism.pp=4", "parallelism.mb=8", "parallelism.pp_schedule=interleaved_1f1b"},
                              {}};
 const Base kTrainFp8{kH100, kLlama8b, {"parallelism.tp=2", "sw_param.precision.matmul=fp8"}, {}};
+// A stack that runs FlashAttention-2-class kernels (the default Megatron-Core profile runs
+// FlashAttention-3-class ones).
+const Base kTrainFlash2{kH100, kLlama8b, {"parallelism.tp=2", "sw_param.attention_kernel=flash2"}, {}};
 const Base kInfer{kH100, kLlama8b,
                   {"model_param.run_type=inference", "model_param.global_batch_size=8", "model_param.seq_len=2048",
                    "model_param.decode_len=512", "parallelism.tp=2"},
@@ -128,6 +131,7 @@ std::vector<Probe> probes() {
       {"sw_param.kernel_launch_overhead", &kInfer, {"sw_param.kernel_launch_overhead=50 us"}},
       {"sw_param.framework", &kTrain, {"sw_param.framework=composer-fsdp"}},
       {"sw_param.compute_efficiency", &kTrain, {"sw_param.compute_efficiency=0.5"}},
+      {"sw_param.attention_kernel", &kTrain, {"sw_param.attention_kernel=flash2"}},
       {"sw_param.dp_zero_stage", &kTrain, {"sw_param.dp_zero_stage=1"}},
       {"sw_param.precision.tensor_format", &kTrain, {"sw_param.precision.tensor_format=fp32"}},
       {"sw_param.precision.matmul", &kTrain, {"sw_param.precision.matmul=fp8"}},
@@ -153,6 +157,8 @@ std::vector<Probe> probes() {
       {"tech_param.core.FMA_d1", &kTrain, {"tech_param.core.FMA_d1=64"}},
       {"tech_param.core.FMA_d2", &kTrain, {"tech_param.core.FMA_d2=64"}},
       {"tech_param.core.dtype_util.fp8", &kTrainFp8, {"tech_param.core.dtype_util.fp8=0.3"}},
+      {"tech_param.core.attention_util.flash2", &kTrainFlash2, {"tech_param.core.attention_util.flash2=0.2"}},
+      {"tech_param.core.attention_util.flash3", &kTrain, {"tech_param.core.attention_util.flash3=0.2"}},
       {"tech_param.core.dtype_util.fp32", &kGemmFp32, {"tech_param.core.dtype_util.fp32=0.2"}},
       {"tech_param.core.mma_threads", &kTrain, {"tech_param.core.mma_threads=32"}},
       {"tech_param.core.max_cluster_size", &kTrain, {"tech_param.core.max_cluster_size=1"}},

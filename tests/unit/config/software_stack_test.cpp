@@ -53,6 +53,24 @@ TEST(SoftwareStack, AHardwareFileTakesItsProfilesValues) {
   EXPECT_DOUBLE_EQ(composer.sw.compute_efficiency, profile("composer-fsdp").compute_efficiency);
 }
 
+TEST(SoftwareStack, TheProfileChoosesTheAttentionKernelFamily) {
+  EXPECT_EQ(load_hardware(kH100).sw.attention_kernel, AttentionKernel::flash3);  // megatron-core: cuDNN
+  EXPECT_EQ(load_hardware(kH100, {"sw_param.framework=composer-fsdp"}).sw.attention_kernel, AttentionKernel::flash2);
+  EXPECT_EQ(load_hardware(kH100, {"sw_param.framework=composer-fsdp", "sw_param.attention_kernel=flash3"})
+                .sw.attention_kernel,
+            AttentionKernel::flash3);
+  // Kernel facts: FlashAttention-2 reaches 35 % of the H100 peak, FlashAttention-3 75 %; on
+  // A100 (no FlashAttention-3) a flash3 stack runs FlashAttention-2-class kernels.
+  const CoreSpec h100 = load_hardware(kH100).core;
+  EXPECT_DOUBLE_EQ(h100.attention_share(AttentionKernel::flash2, DType::bf16), 0.35);
+  EXPECT_DOUBLE_EQ(h100.attention_share(AttentionKernel::flash3, DType::bf16), 0.75);
+  const CoreSpec a100 = load_hardware(shipped("configs/hardware/A100_SXM4_80GB.yaml")).core;
+  EXPECT_DOUBLE_EQ(a100.attention_share(AttentionKernel::flash3, DType::bf16), 0.73);
+  // No attention fact (Blackwell): the GEMM rate.
+  const CoreSpec b200 = load_hardware(shipped("configs/hardware/B200_HGX_180GB.yaml")).core;
+  EXPECT_DOUBLE_EQ(b200.attention_share(AttentionKernel::flash3, DType::bf16), b200.util);
+}
+
 TEST(SoftwareStack, ValuesTheConfigSetsWinOverTheProfile) {
   const HardwareSpec hw =
       load_hardware(kH100, {"sw_param.compute_efficiency=0.5", "sw_param.kernel_launch_overhead=3 us"});
