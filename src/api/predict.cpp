@@ -36,7 +36,7 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
   const SoftwareSpec& sw = scenario.hardware.sw;
   if (!sw.stack.empty() && sw.stack != resolve_framework(sw.framework, llm.run_type)) {
     restacked = scenario.hardware;
-    apply_software_stack(restacked->sw, llm.run_type);
+    restacked->sw = effective_software(sw, llm.run_type);
   }
   const HardwareSpec& hardware = restacked ? *restacked : scenario.hardware;
   detail::note_execution_mode(hardware, llm.run_type);

@@ -17,7 +17,7 @@ std::string render_collective(const CollectiveEstimate& estimate, const Collecti
   const nlohmann::json resolved = {{"hardware", io::hardware_json(hardware)}, {"op", to_string(request.op)},
                                    {"bytes", request.bytes},                  {"ranks", request.ranks},
                                    {"dim", request.dimension.value_or("")},    {"backend", backend}};
-  const io::ReportHeader header{io::config_hash(resolved), hardware.source, "", overrides};
+  const io::ReportHeader header{io::config_hash(resolved), hardware.source, "", overrides, std::nullopt};
   switch (format) {
     case OutputFormat::json: return detail::json_text(io::collective_report_json(estimate, backend, header));
     case OutputFormat::csv:

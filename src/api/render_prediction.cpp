@@ -8,6 +8,7 @@
 #include "io/spec_json.hpp"
 #include "rapidllm/error.hpp"
 #include "rapidllm/report.hpp"
+#include "api/stack_echo.hpp"
 
 namespace rapidllm {
 
@@ -19,14 +20,15 @@ namespace {
 io::ReportHeader llm_header(const Scenario& scenario) {
   const nlohmann::json resolved = {{"hardware", io::hardware_json(scenario.hardware)},
                                    {"model", io::model_json(scenario.model)}};
-  return {io::config_hash(resolved), scenario.hardware.source, scenario.model_file, scenario.overrides};
+  return {io::config_hash(resolved), scenario.hardware.source, scenario.model_file, scenario.overrides,
+          detail::stack_echo(scenario.hardware.sw, std::get<LlmModelSpec>(scenario.model.workload).run_type)};
 }
 
 io::ReportHeader gemm_header(const Scenario& scenario, DType dtype) {
   const nlohmann::json resolved = {{"hardware", io::hardware_json(scenario.hardware)},
                                    {"model", io::model_json(scenario.model)},
                                    {"dtype", dtype_name(dtype)}};
-  return {io::config_hash(resolved), scenario.hardware.source, scenario.model_file, scenario.overrides};
+  return {io::config_hash(resolved), scenario.hardware.source, scenario.model_file, scenario.overrides, std::nullopt};
 }
 
 const LlmModelSpec& llm_model(const Scenario& scenario) { return std::get<LlmModelSpec>(scenario.model.workload); }

@@ -12,6 +12,7 @@
 
 #include "api/csv_schemas.hpp"
 #include "api/json_text.hpp"
+#include "api/stack_echo.hpp"
 #include "io/report_header.hpp"
 #include "io/spec_json.hpp"
 #include "io/text_table.hpp"
@@ -100,7 +101,8 @@ io::ReportHeader serve_header(const Scenario& scenario, const ServeOptions& opti
   const nlohmann::json resolved = {{"hardware", io::hardware_json(scenario.hardware)},
                                    {"model", io::model_json(scenario.model)},
                                    {"serve", options_json(options, simulated)}};
-  return {io::config_hash(resolved), scenario.hardware.source, scenario.model_file, scenario.overrides};
+  return {io::config_hash(resolved), scenario.hardware.source, scenario.model_file, scenario.overrides,
+          detail::stack_echo(scenario.hardware.sw, RunType::inference)};
 }
 
 // The header, the run kind and the settings: what every serve JSON report starts with.

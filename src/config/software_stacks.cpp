@@ -113,6 +113,12 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   if (!sw.attention_kernel_given) sw.attention_kernel = profile->attention_kernel;
 }
 
+SoftwareSpec effective_software(const SoftwareSpec& sw, RunType run_type) {
+  SoftwareSpec out = sw;
+  if (!sw.stack.empty() && sw.stack != resolve_framework(sw.framework, run_type)) apply_software_stack(out, run_type);
+  return out;
+}
+
 std::string_view resolve_framework(std::string_view framework, RunType run_type) {
   if (framework != kAutoFramework) return framework;
   return run_type == RunType::training ? "megatron-core" : "tensorrt-llm";

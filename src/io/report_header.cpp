@@ -22,6 +22,12 @@ nlohmann::json header_json(const ReportHeader& header) {
     }
     out["overrides"] = std::move(overrides);
   }
+  if (const auto& s = header.software_stack) {
+    out["software_stack"] = {{"framework", s->framework},
+                             {"compute_efficiency", s->compute_efficiency},
+                             {"attention_kernel", s->attention_kernel},
+                             {"kernel_launch_overhead_s", s->kernel_launch_overhead_s}};
+  }
   return out;
 }
 
@@ -33,7 +39,12 @@ void add_header_cells(CsvRow& row, const ReportHeader& header) {
 }
 
 std::string header_line(const ReportHeader& header) {
-  return fmt::format("rapidllm {} (schema {}), config {}\n", kVersion, kSchemaVersion, header.config_hash);
+  std::string out = fmt::format("rapidllm {} (schema {}), config {}\n", kVersion, kSchemaVersion, header.config_hash);
+  if (const auto& s = header.software_stack) {
+    out += fmt::format("software stack {}: {:.3g} of the kernels' rate, {} attention, {:.3g} us launch gap\n",
+                       s->framework, s->compute_efficiency, s->attention_kernel, s->kernel_launch_overhead_s * 1e6);
+  }
+  return out;
 }
 
 }  // namespace rapidllm::io

@@ -21,6 +21,15 @@ struct ReportHeader {
   // echoes them as "overrides": {key: value} (an empty object when none was given), so a
   // result says how it departs from its files. Absent: the run takes none (validate).
   std::optional<std::vector<std::string>> overrides;
+  // The software-stack profile an LLM step ran under (software_stack.hpp), as applied:
+  // reports say which share of the kernels' rate they assumed. Absent for kernels alone.
+  struct Stack {
+    std::string framework;
+    double compute_efficiency = 1.0;
+    std::string attention_kernel;
+    double kernel_launch_overhead_s = 0.0;
+  };
+  std::optional<Stack> software_stack;
 };
 
 [[nodiscard]] nlohmann::json header_json(const ReportHeader& header);

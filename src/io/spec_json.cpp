@@ -23,7 +23,11 @@ json algorithms_json(const std::map<CollectiveOp, CollectiveAlgorithm>& m) {
 
 json hardware_json(const HardwareSpec& hw) {
   const auto& p = hw.sw.precision;
-  json sw = {{"activation_recompute", to_string(hw.sw.recompute)},
+  json sw = {{"framework", hw.sw.framework},
+             {"stack", hw.sw.stack},
+             {"compute_efficiency", hw.sw.compute_efficiency},
+             {"attention_kernel", hw.sw.attention_kernel == AttentionKernel::flash2 ? "flash2" : "flash3"},
+             {"activation_recompute", to_string(hw.sw.recompute)},
              {"kernel_launch_overhead_s", hw.sw.kernel_launch_overhead_s},
              {"dp_zero_stage", hw.sw.dp_zero_stage},
              {"precision",
@@ -43,6 +47,8 @@ json hardware_json(const HardwareSpec& hw) {
   for (const auto& [d, s] : hw.core.dtype_flop_scale) scale[std::string(dtype_name(d))] = s;
   json dtype_util = json::object();
   for (const auto& [d, u] : hw.core.dtype_util) dtype_util[std::string(dtype_name(d))] = u;
+  json attention_util = json::object();
+  for (const auto& [k, u] : hw.core.attention_util) attention_util[k == AttentionKernel::flash2 ? "flash2" : "flash3"] = u;
   json core = {{"frequency_hz", hw.core.frequency_hz},
                {"num_sms", hw.core.num_sms},
                {"tensor_cores_per_sm", hw.core.tensor_cores_per_sm},
@@ -59,7 +65,8 @@ json hardware_json(const HardwareSpec& hw) {
                {"fp32_ops_per_cycle_per_sm", hw.core.fp32_ops_per_cycle_per_sm},
                {"util", hw.core.util},
                {"dtype_flop_scale", scale},
-               {"dtype_util", dtype_util}};
+               {"dtype_util", dtype_util},
+               {"attention_util", attention_util}};
   json memory = json::array();
   for (const auto& m : hw.memory) {
     memory.push_back({{"name", m.name},

@@ -88,7 +88,7 @@ nlohmann::json validation_report_json(const std::vector<CaseResult>& cases) {
     }
     rows.push_back(row);
   }
-  nlohmann::json out = header_json(ReportHeader{"", "", "", std::nullopt});
+  nlohmann::json out = header_json(ReportHeader{"", "", "", std::nullopt, std::nullopt});
   out.erase("config_hash");
   out.erase("hardware_file");
   out["run_type"] = "validate";

@@ -1,0 +1,18 @@
+// What a report says of the software-stack profile an LLM step ran under.
+#pragma once
+
+#include <string>
+
+#include "io/report_header.hpp"
+#include "rapidllm/software_stack.hpp"
+
+namespace rapidllm::detail {
+
+// The profile as applied for run_type (an inference workload re-resolves "auto").
+inline io::ReportHeader::Stack stack_echo(const SoftwareSpec& spec, RunType run_type) {
+  const SoftwareSpec sw = effective_software(spec, run_type);
+  return {sw.stack.empty() ? std::string("(none)") : sw.stack, sw.compute_efficiency,
+          sw.attention_kernel == AttentionKernel::flash2 ? "flash2" : "flash3", sw.kernel_launch_overhead_s};
+}
+
+}  // namespace rapidllm::detail
