@@ -79,7 +79,9 @@ def load_report(path):
         for key in ('source', 'kind', 'metric', 'status'):
             if not isinstance(c.get(key), str):
                 raise Malformed(f"{where}: cases[{i}] has no string '{key}'")
-        if c['status'] != 'compared':
+        # A verdict (nanotron's OOM: 0 right, 1 wrong) is a classification, not a value to
+        # scatter; the validate table reports its share wrong.
+        if c['status'] != 'compared' or c['metric'].endswith('_verdict'):
             continue
         for key in ('measured', 'predicted', 'error_pct'):
             v = c.get(key)
