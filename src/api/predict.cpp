@@ -21,10 +21,10 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
   const StepExports& exports = options.exports;
   if (const auto* gemm = std::get_if<GemmModelSpec>(&scenario.model.workload)) {
     const HardwareSpec& hardware = scenario.hardware;
-    if (hardware.sw.compute_efficiency_given) {
-      spdlog::warn("sw_param.compute_efficiency = {} is not applied to a GEMM workload: one kernel on its own runs at "
-                   "the device's kernel-level rate (tech_param.core.util); the framework's share applies to LLM steps",
-                   hardware.sw.compute_efficiency);
+    if (hardware.sw.compute_efficiency_given || hardware.sw.attention_kernel_given) {
+      spdlog::warn("sw_param.compute_efficiency and sw_param.attention_kernel are not applied to a GEMM workload: one "
+                   "kernel on its own runs at the device's kernel-level rate (tech_param.core.util); the framework's "
+                   "share and attention kernels apply to LLM steps");
     }
     return exec::predict_gemm(hardware, *gemm, scenario.gemm_dtype.value_or(hardware.sw.precision.tensor_format.dtype));
   }
@@ -39,6 +39,10 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
     restacked->sw = effective_software(sw, llm.run_type);
   }
   const HardwareSpec& hardware = restacked ? *restacked : scenario.hardware;
+  if (sw.attention_kernel_given && !llm.attention.use_flash_attention) {
+    spdlog::warn("sw_param.attention_kernel is not used: model_param.attention.use_flashattention is false, so "
+                 "attention runs unfused (batched GEMMs and a softmax through HBM); set it true for a fused kernel");
+  }
   detail::note_execution_mode(hardware, llm.run_type);
   detail::check_exports(exports, hardware, llm.run_type);
   if (llm.run_type == RunType::training) {

@@ -335,7 +335,9 @@ class LogCapture {
 };
 
 json without_echo(json j) {
-  for (const char* echo : {"config_hash", "version", "hardware_file", "model_file", "overrides"}) j.erase(echo);
+  for (const char* echo : {"config_hash", "version", "hardware_file", "model_file", "overrides", "software_stack"}) {
+    j.erase(echo);
+  }
   return j;
 }
 
@@ -398,6 +400,21 @@ TEST(SettingsEffect, EverySettingChangesAPredictionWarnsOrIsRefused) {
     } else {
       EXPECT_TRUE(changed != base->second) << "changing it changed nothing";
     }
+  }
+}
+
+// The stack keys a workload cannot honour say so: a GEMM is one kernel (no framework
+// around it), and unfused attention runs no fused kernel family.
+TEST(SettingsEffect, StackKeysAWorkloadCannotHonourWarn) {
+  {
+    LogCapture log;
+    (void)outcome(kGemmTp, {"sw_param.compute_efficiency=0.5"});
+    EXPECT_NE(log.text().find("not applied to a GEMM workload"), std::string::npos) << log.text();
+  }
+  {
+    LogCapture log;
+    (void)outcome(kTrain, {"model_param.attention.use_flashattention=false", "sw_param.attention_kernel=flash2"});
+    EXPECT_NE(log.text().find("sw_param.attention_kernel is not used"), std::string::npos) << log.text();
   }
 }
 
