@@ -304,6 +304,7 @@ struct HardwareSpec {
 // The names configs and the command line use ("1f1b", "all_reduce"); nullopt for any other.
 [[nodiscard]] std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name);
 [[nodiscard]] std::string_view to_string(ActivationRecompute r);
+[[nodiscard]] std::string_view to_string(AttentionKernel k);  // "flash2" | "flash3"
 [[nodiscard]] std::optional<ActivationRecompute> parse_activation_recompute(std::string_view name);
 [[nodiscard]] std::optional<CollectiveOp> parse_collective_op(std::string_view name);
 

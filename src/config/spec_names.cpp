@@ -100,6 +100,14 @@ std::optional<Enum> parse_enum(std::string_view name, Enum first, Enum last) {
 }
 }  // namespace
 
+std::string_view to_string(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::flash2: return "flash2";
+    case AttentionKernel::flash3: return "flash3";
+  }
+  return "?";
+}
+
 std::string_view to_string(ActivationRecompute r) {
   switch (r) {
     case ActivationRecompute::none: return "none";

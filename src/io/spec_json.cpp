@@ -26,7 +26,7 @@ json hardware_json(const HardwareSpec& hw) {
   json sw = {{"framework", hw.sw.framework},
              {"stack", hw.sw.stack},
              {"compute_efficiency", hw.sw.compute_efficiency},
-             {"attention_kernel", hw.sw.attention_kernel == AttentionKernel::flash2 ? "flash2" : "flash3"},
+             {"attention_kernel", to_string(hw.sw.attention_kernel)},
              {"activation_recompute", to_string(hw.sw.recompute)},
              {"kernel_launch_overhead_s", hw.sw.kernel_launch_overhead_s},
              {"dp_zero_stage", hw.sw.dp_zero_stage},
@@ -48,7 +48,7 @@ json hardware_json(const HardwareSpec& hw) {
   json dtype_util = json::object();
   for (const auto& [d, u] : hw.core.dtype_util) dtype_util[std::string(dtype_name(d))] = u;
   json attention_util = json::object();
-  for (const auto& [k, u] : hw.core.attention_util) attention_util[k == AttentionKernel::flash2 ? "flash2" : "flash3"] = u;
+  for (const auto& [k, u] : hw.core.attention_util) attention_util[std::string(to_string(k))] = u;
   json core = {{"frequency_hz", hw.core.frequency_hz},
                {"num_sms", hw.core.num_sms},
                {"tensor_cores_per_sm", hw.core.tensor_cores_per_sm},
