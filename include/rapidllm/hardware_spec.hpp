@@ -43,8 +43,8 @@ enum class ActivationRecompute { none, selective, full };
 
 struct SoftwareSpec {
   // The software-stack profile (software_stack.hpp): "auto" until the run type resolves
-  // it. compute_efficiency and kernel_launch_overhead_s are its values unless the config
-  // set them (*_given).
+  // it. compute_efficiency, kernel_launch_overhead_s and attention_kernel are its values
+  // unless the config set them (*_given).
   std::string framework = "auto";
   std::string stack;  // the profile applied ("auto" resolved); empty until one is
   double compute_efficiency = 1.0;

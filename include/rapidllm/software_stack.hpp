@@ -38,8 +38,11 @@ inline constexpr std::string_view kAutoFramework = "auto";
 // Fills sw's compute_efficiency and kernel_launch_overhead_s from the profile sw.framework
 // names ("auto" resolved for run_type), except the values the config set itself.
 void apply_software_stack(SoftwareSpec& sw, RunType run_type);
-// The software spec an LLM step of run_type runs under: sw itself when its profile was
-// applied for that run type (or none was: a spec built by hand), else re-applied.
+// Whether sw's profile is the one run_type resolves to (a spec built by hand, with none
+// applied, counts as resolved: it keeps its values).
+[[nodiscard]] bool stack_resolved_for(const SoftwareSpec& sw, RunType run_type);
+// The software spec an LLM step of run_type runs under: sw itself when stack_resolved_for,
+// else the profile re-applied.
 [[nodiscard]] SoftwareSpec effective_software(const SoftwareSpec& sw, RunType run_type);
 // The profile `framework` names, "auto" resolved for the run type.
 [[nodiscard]] std::string_view resolve_framework(std::string_view framework, RunType run_type);

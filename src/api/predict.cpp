@@ -34,7 +34,7 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
   // its values).
   std::optional<HardwareSpec> restacked;
   const SoftwareSpec& sw = scenario.hardware.sw;
-  if (!sw.stack.empty() && sw.stack != resolve_framework(sw.framework, llm.run_type)) {
+  if (!stack_resolved_for(sw, llm.run_type)) {
     restacked = scenario.hardware;
     restacked->sw = effective_software(sw, llm.run_type);
   }

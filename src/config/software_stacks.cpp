@@ -113,9 +113,13 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   if (!sw.attention_kernel_given) sw.attention_kernel = profile->attention_kernel;
 }
 
+bool stack_resolved_for(const SoftwareSpec& sw, RunType run_type) {
+  return sw.stack.empty() || sw.stack == resolve_framework(sw.framework, run_type);
+}
+
 SoftwareSpec effective_software(const SoftwareSpec& sw, RunType run_type) {
   SoftwareSpec out = sw;
-  if (!sw.stack.empty() && sw.stack != resolve_framework(sw.framework, run_type)) apply_software_stack(out, run_type);
+  if (!stack_resolved_for(sw, run_type)) apply_software_stack(out, run_type);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "rapidllm/error.hpp"
+#include "rapidllm/software_stack.hpp"
 
 namespace rapidllm::serving {
 
@@ -26,7 +27,11 @@ HardwareSpec replica_hardware(const Scenario& s) {
                       "serving with context or expert parallelism is not modelled",
                       "serve with tp and pp (set cp and moe_dp to 1); `predict` models them for a static batch");
   }
-  return s.hardware;
+  // Served iterations are inference steps: the stack resolved for inference, as the
+  // report's software_stack says (a file loaded for training resolved "auto" otherwise).
+  HardwareSpec hw = s.hardware;
+  hw.sw = effective_software(hw.sw, RunType::inference);
+  return hw;
 }
 
 LlmModelSpec inference_model(const Scenario& s) {

@@ -92,6 +92,21 @@ TEST(SoftwareStack, AnInferenceWorkloadResolvesAutoToItsEngine) {
   EXPECT_EQ(training.hardware.sw.stack, "megatron-core");
 }
 
+// A file loaded on its own resolves "auto" for training; an inference step re-resolves it,
+// a spec built by hand keeps its values.
+TEST(SoftwareStack, AnInferenceStepReResolvesATrainingResolvedSpec) {
+  const SoftwareSpec loaded = load_hardware(kH100).sw;
+  EXPECT_TRUE(stack_resolved_for(loaded, RunType::training));
+  EXPECT_FALSE(stack_resolved_for(loaded, RunType::inference));
+  const SoftwareSpec inference = effective_software(loaded, RunType::inference);
+  EXPECT_EQ(inference.stack, "tensorrt-llm");
+  EXPECT_DOUBLE_EQ(inference.compute_efficiency, profile("tensorrt-llm").compute_efficiency);
+  SoftwareSpec by_hand;
+  by_hand.compute_efficiency = 0.5;
+  EXPECT_TRUE(stack_resolved_for(by_hand, RunType::inference));
+  EXPECT_DOUBLE_EQ(effective_software(by_hand, RunType::inference).compute_efficiency, 0.5);
+}
+
 TEST(SoftwareStack, AnUnknownFrameworkIsAConfigErrorNamingTheKey) {
   try {
     (void)load_hardware(kH100, {"sw_param.framework=deepspeed-0.1"});
