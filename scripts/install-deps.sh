@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake make pkgconf
+  libtcmalloc-minimal4  # the executables' allocator (cmake/fast_malloc.cmake)
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libns3-dev libgsl-dev  # ns-3 reference backend (tools/ns3); ns-3's pkg-config files need GSL

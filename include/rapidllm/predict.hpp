@@ -67,6 +67,14 @@ struct PredictOptions {
   // leaves stage_memory empty and sizes only the ranks that can be the peak (`memory` is
   // the same): what a plan search wants, where pp can be 64.
   bool stage_memory = true;
+  // Training: the memory predict_memory() gave for this very scenario, taken as is instead
+  // of sized again (stage_memory stays empty): a plan search prunes with predict_memory
+  // first and times only the plans that fit.
+  const MemoryBreakdown* known_memory = nullptr;
+  // Warn about the plan's own choices: layers that do not split evenly over the pipeline
+  // chunks, micro-batches padded past the batch, routed tokens padded over the experts. A
+  // plan search turns this off where the same words were already said.
+  bool plan_notes = true;
 };
 
 // GEMM workloads run in scenario.gemm_dtype; LLM workloads predict one training step or

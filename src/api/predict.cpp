@@ -48,19 +48,20 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
   if (llm.run_type == RunType::training) {
     exec::TrainingRunOptions run = detail::training_run(hardware);
     run.stage_memory = options.stage_memory;
+    run.known_memory = options.known_memory;
     exec::Timeline timeline;
     exec::StepGraph graph;
     const bool exporting = !exports.trace_file.empty() || !exports.chakra_dir.empty();
     if (!exports.trace_file.empty()) run.timeline = &timeline;
     if (exporting) run.graph = &graph;
     TrainingPrediction p = exec::predict_training(hardware, llm, scenario.model_file, costs, run);
-    detail::note_batching(hardware, llm);
+    if (options.plan_notes) detail::note_batching(hardware, llm);
     if (exporting) detail::write_exports(exports, timeline, graph);
     return p;
   }
   InferencePrediction p = exec::predict_inference(hardware, llm, scenario.model_file, costs,
                                                   exec::ExecutorKind::analytical, detail::inference_network(hardware));
-  detail::note_batching(hardware, llm);
+  if (options.plan_notes) detail::note_batching(hardware, llm);
   return p;
 }
 

@@ -222,6 +222,53 @@ GemmTileModel::GemmTileModel(const HardwareSpec& hardware, DType dtype, double s
   smem_name_ = smem.name;
   l2_name_ = l2.name;
   dram_name_ = dram.name;
+  derive_block_choices();
+}
+
+void GemmTileModel::derive_block_choices() {
+  // K-steps in elements for this dtype (fp8: 64..256, bf16: 32..128, fp32: 16..64).
+  for (std::size_t i = 0; i < block_ks_.size(); ++i) {
+    block_ks_[i] = static_cast<int>(kBlockK16Bit[i] * 2.0 / element_bytes_);
+  }
+  for (int bm : kBlockSizes) {
+    for (int bn : kBlockSizes) {
+      BlockChoice b;
+      b.block_m = bm;
+      b.block_n = bn;
+      b.block_k_pref = preferred_block_k(bm, bn, block_ks_, element_bytes_);
+      const WarpChoices warps = choose_warp_tiles(bm, bn, mma_m_, mma_n_, mma_k_, element_bytes_,
+                                                  tensor_cores_per_sm_, group_warps_);
+      b.warp_count = static_cast<int>(warps.count);
+      for (std::size_t w = 0; w < warps.count; ++w) {
+        b.warp_m[w] = warps.tiles[w].wm;
+        b.warp_n[w] = warps.tiles[w].wn;
+        for (std::size_t k = 0; k < block_ks_.size(); ++k) {
+          GemmTiling t;
+          t.block_m = bm;
+          t.block_n = bn;
+          t.block_k = block_ks_[k];
+          t.warp_m = b.warp_m[w];
+          t.warp_n = b.warp_n[w];
+          // Pipeline depth: the model gives deeper pipelines no speed, so take the deepest
+          // (up to 4) that costs no occupancy against the 2-stage minimum.
+          t.stages = kMinStages;
+          const int ctas = fit_ctas_per_sm(t, nullptr);
+          b.ctas[w][k] = ctas;
+          b.stages[w][k] = kMinStages;
+          if (ctas == 0) continue;
+          for (int stages : kDeeperStages) {
+            GemmTiling deeper = t;
+            deeper.stages = stages;
+            if (fit_ctas_per_sm(deeper, nullptr) >= ctas) {
+              b.stages[w][k] = stages;
+              break;
+            }
+          }
+        }
+      }
+      block_choices_.push_back(b);
+    }
+  }
 }
 
 void GemmTileModel::check_cluster(const GemmShape& shape, const GemmTiling& t) const {
@@ -247,32 +294,37 @@ int GemmTileModel::fit_ctas_per_sm(const GemmTiling& t, std::string* why_not) co
   // Accumulators stay resident in registers for the whole K loop.
   const double regs = static_cast<double>(t.block_m) * t.block_n * kAccumulatorBytes +
                       static_cast<double>(warps) * (t.warp_m + t.warp_n) * mma_k_ * eb * 2.0;
-  const auto fail = [&](std::string reason) {
+  // The reason is formatted only when asked for: the search tries many tilings that fail.
+  const auto fail = [&](const auto& reason) {
     if (why_not != nullptr) {
       *why_not = fmt::format("GEMM tiling {}x{}x{} (warp {}x{}, {} stages) does not fit: {}",
                              t.block_m, t.block_n, t.block_k, t.warp_m, t.warp_n, t.stages,
-                             reason);
+                             reason());
     }
     return 0;
   };
   if (per_thread > kMaxRegistersPerThread) {
-    return fail(fmt::format("the warp tile needs {:.0f} registers per thread, the limit is {:.0f}",
-                            per_thread, kMaxRegistersPerThread));
+    return fail([&] {
+      return fmt::format("the warp tile needs {:.0f} registers per thread, the limit is {:.0f}", per_thread,
+                         kMaxRegistersPerThread);
+    });
   }
   if (smem > smem_bytes_per_sm_) {
-    return fail(fmt::format("it needs {:.0f} bytes of shared memory per CTA, an SM has {:.0f}",
-                            smem, smem_bytes_per_sm_));
+    return fail([&] {
+      return fmt::format("it needs {:.0f} bytes of shared memory per CTA, an SM has {:.0f}", smem, smem_bytes_per_sm_);
+    });
   }
   if (regs > register_bytes_per_sm_) {
-    return fail(fmt::format("it needs {:.0f} bytes of registers per CTA, an SM has {:.0f}", regs,
-                            register_bytes_per_sm_));
+    return fail([&] {
+      return fmt::format("it needs {:.0f} bytes of registers per CTA, an SM has {:.0f}", regs, register_bytes_per_sm_);
+    });
   }
   const int by_smem = static_cast<int>(std::min(smem_bytes_per_sm_ / smem, 1024.0));
   const int by_regs = static_cast<int>(std::min(register_bytes_per_sm_ / regs, 1024.0));
   return std::min({by_smem, by_regs, kMaxWarpsPerSm / warps, kMaxCtasPerSm});
 }
 
-GemmTileModel::TilingCost GemmTileModel::cost(const GemmShape& shape, const GemmTiling& t) const {
+GemmTileModel::TilingCost GemmTileModel::cost(const GemmShape& shape, const GemmTiling& t, double give_up_above_s) const {
   TilingCost c;
   const double eb = element_bytes_;
   const double batch = as_double(shape.batch);
@@ -328,6 +380,16 @@ GemmTileModel::TilingCost GemmTileModel::cost(const GemmShape& shape, const Gemm
   // (padded tiles, the zero fill is read too), plus the L2 operand stream written in.
   c.level_bytes[1] =
       m_tiled * n_tiled * k_tiled * batch * (1.0 / t.warp_n + 1.0 / t.warp_m) * eb + a_l2 + b_l2;
+
+  // The roofs so far bound the time from below: a search that already has a faster tiling
+  // skips the DRAM reuse model.
+  const double floor_s =
+      std::max({c.roof_time_s[0], c.level_bytes[0] / register_bandwidth_, c.level_bytes[1] / smem_bandwidth_,
+                c.level_bytes[2] / l2_bandwidth_}) * c.q + dram_latency_s_ + launch_overhead_s_;
+  if (floor_s > give_up_above_s) {
+    c.time_s = floor_s;
+    return c;
+  }
 
   // DRAM: compulsory traffic when the operands and result sit comfortably in L2 (half of
   // it, leaving room for the streaming working set). Otherwise reuse comes only from the
@@ -411,19 +473,17 @@ std::vector<GemmTiling> GemmTileModel::candidate_tilings(const GemmShape& shape)
   const std::int64_t n_pad = round_up(shape.n, mma_n_);
   const std::int64_t k_pad = round_up(shape.k, mma_k_);
 
-  // K-steps in elements for this dtype (fp8: 64..256, bf16: 32..128, fp32: 16..64).
-  std::array<int, kBlockK16Bit.size()> block_ks{};
-  for (std::size_t i = 0; i < block_ks.size(); ++i) {
-    block_ks[i] = static_cast<int>(kBlockK16Bit[i] * 2.0 / element_bytes_);
-  }
   // A K-step longer than K only pads: cap it at the smallest one that covers K.
-  int k_cover = block_ks.back();
-  for (int bk : block_ks) {
-    if (bk >= k_pad) {
-      k_cover = bk;
+  std::size_t k_cover = block_ks_.size() - 1;
+  for (std::size_t i = 0; i < block_ks_.size(); ++i) {
+    if (block_ks_[i] >= k_pad) {
+      k_cover = i;
       break;
     }
   }
+  const auto k_index = [&](int bk) {
+    return static_cast<std::size_t>(std::find(block_ks_.begin(), block_ks_.end(), bk) - block_ks_.begin());
+  };
 
   // A block twice the padded dimension only adds padding: the next smaller one covers it.
   const auto useful = [](int block, std::int64_t dim_pad) {
@@ -431,54 +491,39 @@ std::vector<GemmTiling> GemmTileModel::candidate_tilings(const GemmShape& shape)
   };
 
   std::vector<GemmTiling> out;
-  for (int bm : kBlockSizes) {
-    if (!useful(bm, m_pad)) continue;
-    for (int bn : kBlockSizes) {
-      if (!useful(bn, n_pad)) continue;
-      const int bk_pref = preferred_block_k(bm, bn, block_ks, element_bytes_);
-
-      const WarpChoices warps = choose_warp_tiles(bm, bn, mma_m_, mma_n_, mma_k_, element_bytes_,
-                                                  tensor_cores_per_sm_, group_warps_);
-      const std::int64_t base_tiles = shape.batch * ceil_div(m_pad, bm) * ceil_div(n_pad, bn);
-      for (std::size_t w = 0; w < warps.count; ++w) {
-        for (int split : kSplitKs) {
-          if (split > 1) {
-            if (k_pad / split < bk_pref) break;
-            // Split-K only buys parallelism: stop once the previous split had eight waves,
-            // where wave quantization costs at most 1/8 (a GEMV with 2.4 waves loses 27%).
-            if (base_tiles * (split / 2) >= 8 * static_cast<std::int64_t>(num_sms_)) break;
-          }
-          GemmTiling t;
-          t.block_m = bm;
-          t.block_n = bn;
-          t.block_k = split == 1 ? std::min(bk_pref, k_cover) : bk_pref;
-          t.warp_m = warps.tiles[w].wm;
-          t.warp_n = warps.tiles[w].wn;
-          t.split_k = split;
-          // Pipeline depth: the model gives deeper pipelines no speed, so take the deepest
-          // (up to 4) that costs no occupancy against the 2-stage minimum.
-          t.stages = kMinStages;
-          const int ctas = fit_ctas_per_sm(t, nullptr);
-          if (ctas == 0) continue;
-          t.ctas_per_sm = ctas;
-          for (int stages : kDeeperStages) {
-            GemmTiling deeper = t;
-            deeper.stages = stages;
-            if (fit_ctas_per_sm(deeper, nullptr) >= ctas) {
-              t.stages = stages;
-              break;
-            }
-          }
-          // Clusters tile the CTA grid exactly (CUDA requires the grid to be a multiple).
-          const std::int64_t tiles_m = ceil_div(m_pad, bm);
-          const std::int64_t tiles_n = ceil_div(n_pad, bn);
-          for (const ClusterShape& cl : kClusterShapes) {
-            if (cl.m * cl.n > max_cluster_size_ || tiles_m % cl.m != 0 || tiles_n % cl.n != 0) continue;
-            GemmTiling clustered = t;
-            clustered.cluster_m = cl.m;
-            clustered.cluster_n = cl.n;
-            out.push_back(clustered);
-          }
+  out.reserve(128);
+  for (const BlockChoice& b : block_choices_) {
+    if (!useful(b.block_m, m_pad) || !useful(b.block_n, n_pad)) continue;
+    const std::size_t pref = k_index(b.block_k_pref);
+    const std::int64_t tiles_m = ceil_div(m_pad, b.block_m);
+    const std::int64_t tiles_n = ceil_div(n_pad, b.block_n);
+    const std::int64_t base_tiles = shape.batch * tiles_m * tiles_n;
+    for (std::size_t w = 0; w < static_cast<std::size_t>(b.warp_count); ++w) {
+      for (int split : kSplitKs) {
+        if (split > 1) {
+          if (k_pad / split < b.block_k_pref) break;
+          // Split-K only buys parallelism: stop once the previous split had eight waves,
+          // where wave quantization costs at most 1/8 (a GEMV with 2.4 waves loses 27%).
+          if (base_tiles * (split / 2) >= 8 * static_cast<std::int64_t>(num_sms_)) break;
+        }
+        const std::size_t k = split == 1 ? std::min(pref, k_cover) : pref;
+        if (b.ctas[w][k] == 0) continue;
+        GemmTiling t;
+        t.block_m = b.block_m;
+        t.block_n = b.block_n;
+        t.block_k = block_ks_[k];
+        t.warp_m = b.warp_m[w];
+        t.warp_n = b.warp_n[w];
+        t.split_k = split;
+        t.stages = b.stages[w][k];
+        t.ctas_per_sm = b.ctas[w][k];
+        // Clusters tile the CTA grid exactly (CUDA requires the grid to be a multiple).
+        for (const ClusterShape& cl : kClusterShapes) {
+          if (cl.m * cl.n > max_cluster_size_ || tiles_m % cl.m != 0 || tiles_n % cl.n != 0) continue;
+          GemmTiling clustered = t;
+          clustered.cluster_m = cl.m;
+          clustered.cluster_n = cl.n;
+          out.push_back(clustered);
         }
       }
     }
@@ -504,7 +549,7 @@ GemmEstimate GemmTileModel::estimate(const GemmShape& shape) const {
   std::size_t best = 0;
   TilingCost best_cost = cost(shape, candidates[0]);
   for (std::size_t i = 1; i < candidates.size(); ++i) {
-    const TilingCost c = cost(shape, candidates[i]);
+    const TilingCost c = cost(shape, candidates[i], best_cost.time_s);
     // Fastest; ties go to less DRAM traffic, then to the lexicographically first tiling.
     const bool better =
         c.time_s < best_cost.time_s ||

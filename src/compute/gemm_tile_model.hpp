@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,28 @@ class GemmTileModel {
   // SM's registers or shared memory (the reason goes to *why_not when it is given).
   [[nodiscard]] int fit_ctas_per_sm(const GemmTiling& tiling, std::string* why_not) const;
   void check_cluster(const GemmShape& shape, const GemmTiling& tiling) const;
-  [[nodiscard]] TilingCost cost(const GemmShape& shape, const GemmTiling& tiling) const;
+  // `give_up_above_s`: a search's best time so far; a tiling whose compute, register,
+  // shared-memory and L2 roofs already exceed it returns that lower bound as time_s, the
+  // rest of the TilingCost unfilled.
+  [[nodiscard]] TilingCost cost(const GemmShape& shape, const GemmTiling& tiling,
+                                double give_up_above_s = std::numeric_limits<double>::infinity()) const;
+
+  // The shape-independent part of the candidate space, derived once per device and dtype
+  // (a sweep searches hundreds of shapes): each CTA tile's preferred K-step and warp tiles,
+  // and for every warp tile and K-step the resident CTAs (0: does not fit) and stages.
+  struct BlockChoice {
+    int block_m = 0;
+    int block_n = 0;
+    int block_k_pref = 0;
+    int warp_count = 0;
+    std::array<int, 2> warp_m{};
+    std::array<int, 2> warp_n{};
+    std::array<std::array<int, 3>, 2> ctas{};    // [warp tile][K-step index]
+    std::array<std::array<int, 3>, 2> stages{};  // [warp tile][K-step index]
+  };
+  void derive_block_choices();
+  std::array<int, 3> block_ks_{};  // K-steps in elements for this dtype
+  std::vector<BlockChoice> block_choices_;
 
   DType dtype_;
   int tensor_cores_per_sm_ = 1;

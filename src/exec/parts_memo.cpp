@@ -36,16 +36,26 @@ PartsMemo::GroupLayout PartsMemo::layout(const PartsInputs& in, Parallelism p) {
   return g;
 }
 
-bool PartsMemo::Entry::matches(const PartsInputs& in) const {
-  if (!(coster == &in.coster && shape == in.shape && settings == in.settings && dims == in.dims &&
-        network == in.network && execution == in.execution)) {
-    return false;
+bool PartsMemo::GroupLayout::describes(const PartsInputs& in, Parallelism p) const {
+  // layout(in, p) == *this, without building the layout: a sweep asks this for every point.
+  const NetworkDimension* first = in.network.dimensions.data();
+  const std::vector<GroupSpan>& group = in.placement.group(p);
+  if (degree != in.placement.degree(p) || spans.size() != group.size()) return false;
+  for (std::size_t k = 0; k < spans.size(); ++k) {
+    if (spans[k].first != group[k].dimension - first || spans[k].second != group[k].ranks) return false;
   }
+  const NetworkDimension* d = in.placement.neighbour_dimension(p);
+  return neighbour == (d != nullptr ? d - first : -1);
+}
+
+bool PartsMemo::Entry::matches(const PartsInputs& in) const {
+  // The cheap fields first: entries in one bucket mostly differ in their shapes and groups.
+  if (!(coster == &in.coster && shape == in.shape && settings == in.settings)) return false;
   for (Parallelism p : kGroups) {
     const auto i = static_cast<std::size_t>(p);
-    if (used[i] && !(groups[i] == layout(in, p))) return false;
+    if (used[i] && !groups[i].describes(in, p)) return false;
   }
-  return true;
+  return dims == in.dims && network == in.network && execution == in.execution;
 }
 
 const PartCosts* PartsMemo::find(const PartsInputs& in) const {

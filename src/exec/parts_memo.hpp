@@ -57,7 +57,7 @@ class PartsMemo {
     std::vector<std::pair<std::ptrdiff_t, int>> spans;
     std::ptrdiff_t neighbour = -1;
 
-    friend bool operator==(const GroupLayout&, const GroupLayout&) = default;
+    [[nodiscard]] bool describes(const PartsInputs& in, Parallelism p) const;
   };
   [[nodiscard]] static GroupLayout layout(const PartsInputs& in, Parallelism p);
 

@@ -315,7 +315,11 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   }
   out.stage_forward_s = stages[crit].forward_s;
   out.stage_backward_s = stages[crit].backward_s;
-  add_stage_memory(ctx, shape, stage_group, batching, vpp, options.stage_memory, out);
+  if (options.known_memory != nullptr) {
+    out.memory = *options.known_memory;
+  } else {
+    add_stage_memory(ctx, shape, stage_group, batching, vpp, options.stage_memory, out);
+  }
 
   StepEnergyInputs energy_in;
   energy_in.reps = static_cast<double>(batching.flushes) * batching.micro_batches;

@@ -30,6 +30,9 @@ struct TrainingRunOptions {
   Timeline* timeline = nullptr;  // simulate_step: receives the timeline when given
   StepGraph* graph = nullptr;    // receives the step graph when given (Chakra export)
   bool stage_memory = true;      // every rank's memory in stage_memory (false: the peak rank's only)
+  // The peak rank's memory as training_memory sized it for this very plan: taken as is
+  // (stage_memory left empty), not sized again.
+  const MemoryBreakdown* known_memory = nullptr;
 };
 
 // `costs` carries kernel costs across predictions (sweeps); nullptr = a private one.

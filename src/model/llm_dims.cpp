@@ -7,7 +7,6 @@
 namespace rapidllm::model {
 
 LlmDims llm_dims(const LlmModelSpec& spec, const std::string& source) {
-  const SourceLocation where{source, 0, 0, {}};
   LlmDims d;
   d.hidden = spec.hidden_dim;
   d.heads = spec.attention.num_heads;
@@ -27,7 +26,7 @@ LlmDims llm_dims(const LlmModelSpec& spec, const std::string& source) {
   d.rope = !gpt;
   d.moe = spec.moe;
   if (d.has_moe() && d.moe.first_k_dense_replace > 0 && d.ffn == 0) {
-    throw ConfigError(where, "model_param.intermediate_size",
+    throw ConfigError(SourceLocation{source, 0, 0, {}}, "model_param.intermediate_size",
                       fmt::format("the first {} layers are dense (first_k_dense_replace) but intermediate_size is 0",
                                   d.moe.first_k_dense_replace),
                       "set intermediate_size to the dense layers' MLP width");

@@ -1,7 +1,9 @@
 #include "search/plan_space.hpp"
 
 #include <algorithm>
+#include <iterator>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace rapidllm::search {
@@ -17,6 +19,15 @@ std::vector<int> powers_of_two(int limit) {
 template <class T>
 void fill(std::vector<T>& axis, std::vector<T> defaults) {
   if (axis.empty()) axis = std::move(defaults);
+}
+
+// A rule's reason, formatted with a compile-time format into one buffer: a sweep gives
+// one to most of its points.
+template <typename Format, typename... Args>
+std::string reason(const Format& format, const Args&... args) {
+  fmt::memory_buffer b;
+  fmt::format_to(std::back_inserter(b), format, args...);
+  return fmt::to_string(b);
 }
 
 }  // namespace
@@ -112,35 +123,35 @@ std::vector<Plan> enumerate_plans(const SweepAxes& a, int gpus) {
 
 std::optional<std::string> broken_rule(const Plan& p, const LlmModelSpec& m) {
   const auto& at = m.attention;
-  if (at.num_heads % p.tp != 0) return fmt::format("num_heads % tp != 0 ({} heads, tp {})", at.num_heads, p.tp);
+  if (at.num_heads % p.tp != 0) return reason(FMT_COMPILE("num_heads % tp != 0 ({} heads, tp {})"), at.num_heads, p.tp);
   const int kv = at.kv_heads > 0 ? at.kv_heads : at.num_heads;
   if (at.type != AttentionType::mla && kv % p.tp != 0 && p.tp % kv != 0) {
-    return fmt::format("kv_heads and tp must divide one another ({} KV heads, tp {})", kv, p.tp);
+    return reason(FMT_COMPILE("kv_heads and tp must divide one another ({} KV heads, tp {})"), kv, p.tp);
   }
   if (m.moe.num_experts > 1 && m.moe.num_experts % p.ep != 0) {
-    return fmt::format("num_experts % ep != 0 ({} experts, ep {})", m.moe.num_experts, p.ep);
+    return reason(FMT_COMPILE("num_experts % ep != 0 ({} experts, ep {})"), m.moe.num_experts, p.ep);
   }
   if (p.tp > 1 && p.ep > 1 && !p.sp) return "tp > 1 with expert parallelism needs sequence parallelism";
   const int chunks = p.pp * p.vpp;
-  if (m.num_layers < chunks) return fmt::format("layers < pp x vpp ({} layers, {} chunks)", m.num_layers, chunks);
+  if (m.num_layers < chunks) return reason(FMT_COMPILE("layers < pp x vpp ({} layers, {} chunks)"), m.num_layers, chunks);
   if (m.run_type == RunType::inference) return std::nullopt;
-  if (m.seq_len % p.cp != 0) return fmt::format("seq_len % cp != 0 ({} tokens, cp {})", m.seq_len, p.cp);
+  if (m.seq_len % p.cp != 0) return reason(FMT_COMPILE("seq_len % cp != 0 ({} tokens, cp {})"), m.seq_len, p.cp);
   const long long replicas = 1LL * p.dp * p.ep * m.gradient_accumulation_steps;
   if (m.global_batch_size % replicas != 0) {
-    return fmt::format("global_batch_size % (dp x ep x gradient_accumulation_steps) != 0 ({} sequences, {})",
+    return reason(FMT_COMPILE("global_batch_size % (dp x ep x gradient_accumulation_steps) != 0 ({} sequences, {})"),
                        m.global_batch_size, replicas);
   }
   const long long per_replica = m.global_batch_size / replicas;
   if (per_replica % p.micro_batch_size != 0) {
-    return fmt::format("sequences per data-parallel rank % micro-batch size != 0 ({} sequences, {})", per_replica,
+    return reason(FMT_COMPILE("sequences per data-parallel rank % micro-batch size != 0 ({} sequences, {})"), per_replica,
                        p.micro_batch_size);
   }
   const long long micro_batches = per_replica / p.micro_batch_size;
   if (p.schedule == PipelineSchedule::interleaved_1f1b && micro_batches % p.pp != 0) {
-    return fmt::format("interleaved 1F1B needs micro-batches % pp == 0 ({} micro-batches, pp {})", micro_batches, p.pp);
+    return reason(FMT_COMPILE("interleaved 1F1B needs micro-batches % pp == 0 ({} micro-batches, pp {})"), micro_batches, p.pp);
   }
   if (p.schedule == PipelineSchedule::dualpipe && (p.pp % 2 != 0 || micro_batches % 2 != 0 || micro_batches < 2 * p.pp)) {
-    return fmt::format("DualPipe needs an even pp and an even number of micro-batches >= 2 pp ({} micro-batches, pp {})",
+    return reason(FMT_COMPILE("DualPipe needs an even pp and an even number of micro-batches >= 2 pp ({} micro-batches, pp {})"),
                        micro_batches, p.pp);
   }
   if (p.zero_stage == 3 && p.ep > 1) return "ZeRO-3 with expert parallelism is not modelled";

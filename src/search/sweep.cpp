@@ -3,14 +3,19 @@
 // not depend on the thread count), then ranked, the Pareto front taken and the best
 // points optionally re-predicted with the simulated step.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <iterator>
 #include <map>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "rapidllm/error.hpp"
@@ -96,8 +101,15 @@ bool fits(SweepPoint& p, const MemoryBreakdown& m) {
   p.memory_capacity_bytes = m.capacity_bytes;
   if (m.total_bytes <= m.capacity_bytes) return true;
   p.status = PointStatus::does_not_fit;
-  p.reason = fmt::format("needs {:.1f} GiB of {:.1f} GiB per GPU", m.total_bytes / 1073741824.0,
-                         m.capacity_bytes / 1073741824.0);
+  // GiB to one decimal from integer tenths: every pruned point carries this reason, and
+  // fixed-precision float formatting costs more than the memory model that sized it.
+  const auto tenths = [](double bytes) { return std::llround(bytes / 1073741824.0 * 10.0); };
+  const long long need = tenths(m.total_bytes);
+  const long long have = tenths(m.capacity_bytes);
+  fmt::memory_buffer b;
+  fmt::format_to(std::back_inserter(b), FMT_COMPILE("needs {}.{} GiB of {}.{} GiB per GPU"), need / 10, need % 10,
+                 have / 10, have % 10);
+  p.reason.assign(b.data(), b.size());
   return false;
 }
 
@@ -135,9 +147,31 @@ void fill_metrics(const Result& r, const SweepOptions& options, SweepPoint& p) {
   }
 }
 
+// A plan's notes (predict's plan_notes) read the same for every point with its pipeline
+// chunks and micro-batching: an uneven layer split depends on the chunk count, padded
+// micro-batches on dp, ep and the micro-batch size, padded routed tokens on ep. Each worker
+// says them once per such key instead of formatting them for every point (the command
+// line prints each text once anyway).
+class SaidNotes {
+ public:
+  bool first_time(const Plan& p) {
+    const int chunks = p.pp * (p.schedule == PipelineSchedule::interleaved_1f1b ? p.vpp : 1);
+    return said_.insert({chunks, p.dp, p.ep, p.micro_batch_size}).second;
+  }
+
+ private:
+  std::set<std::array<int, 4>> said_;
+};
+
+// The state one worker keeps across its points.
+struct Worker {
+  PredictionCache cache;
+  SaidNotes notes;
+};
+
 // One point: the cheap rules first, then the prediction with the plan written into `s`
 // (every plan field is written, so the previous point's plan leaves no trace).
-void evaluate(Scenario& s, const SweepOptions& options, PredictionCache& cache, SweepPoint& p,
+void evaluate(Scenario& s, const SweepOptions& options, Worker& worker, SweepPoint& p,
               std::atomic<std::int64_t>& evaluated) {
   const auto& model = std::get<LlmModelSpec>(s.model.workload);
   if (auto rule = search::broken_rule(p.plan, model)) {
@@ -147,9 +181,10 @@ void evaluate(Scenario& s, const SweepOptions& options, PredictionCache& cache, 
   }
   search::apply_plan(p.plan, model.run_type, s.hardware);
   try {
-    if (model.run_type == RunType::training) {
-      // Memory first: a plan that does not fit is not timed.
-      const Result memory = predict_memory(s);
+    // Training: memory first, a plan that does not fit is not timed.
+    const bool training = model.run_type == RunType::training;
+    const Result memory = training ? predict_memory(s) : Result{};
+    if (training) {
       if (!memory.ok()) {
         p.status = PointStatus::infeasible;
         p.reason = memory.message;
@@ -158,7 +193,13 @@ void evaluate(Scenario& s, const SweepOptions& options, PredictionCache& cache, 
       if (!fits(p, std::get<TrainingPrediction>(memory.prediction).memory)) return;
     }
     evaluated.fetch_add(1, std::memory_order_relaxed);
-    fill_metrics(predict(s, {.cache = &cache, .exports = {}, .stage_memory = false}), options, p);
+    const auto* sized = std::get_if<TrainingPrediction>(&memory.prediction);
+    const PredictOptions predict_options{.cache = &worker.cache,
+                                         .exports = {},
+                                         .stage_memory = false,
+                                         .known_memory = sized != nullptr ? &sized->memory : nullptr,
+                                         .plan_notes = worker.notes.first_time(p.plan)};
+    fill_metrics(predict(s, predict_options), options, p);
   } catch (const Error& e) {  // a combination the config cannot describe
     p.status = PointStatus::invalid;
     p.reason = e.what();
@@ -233,7 +274,7 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
   };
 
   const int jobs = std::max(1, options.jobs);
-  std::vector<PredictionCache> caches(static_cast<std::size_t>(jobs));
+  std::vector<Worker> workers(static_cast<std::size_t>(jobs));
   // Each worker plays its current variant's scenario with the plan written in: one copy
   // per variant it reaches, not one per point.
   struct Current {
@@ -271,7 +312,7 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
         }
         if (c.placed) c.scenario->hardware.network.dimensions = v.scenario.hardware.network.dimensions;
         c.placed = p.plan.placed;
-        evaluate(*c.scenario, options, caches[static_cast<std::size_t>(worker)], p, evaluated);
+        evaluate(*c.scenario, options, workers[static_cast<std::size_t>(worker)], p, evaluated);
       }
     };
     std::vector<std::thread> pool;
