@@ -324,16 +324,34 @@ int GemmTileModel::fit_ctas_per_sm(const GemmTiling& t, std::string* why_not) co
   return std::min({by_smem, by_regs, kMaxWarpsPerSm / warps, kMaxCtasPerSm});
 }
 
-GemmTileModel::TilingCost GemmTileModel::cost(const GemmShape& shape, const GemmTiling& t, double give_up_above_s) const {
+GemmTileModel::ShapeTerms GemmTileModel::shape_terms(const GemmShape& shape) const {
+  ShapeTerms s;
+  const double eb = element_bytes_;
+  s.batch = shape.batch;
+  // On-chip work is padded: to the MMA granularity, then to whole CTA tiles and K-steps
+  // (edge tiles still run full-size MMAs on zero-filled operands).
+  s.m_pad = round_up(shape.m, mma_m_);
+  s.n_pad = round_up(shape.n, mma_n_);
+  s.k_pad = round_up(shape.k, mma_k_);
+  // Global traffic counts only in-bounds elements (out-of-bounds loads are predicated off).
+  s.m = as_double(shape.m);
+  s.n = as_double(shape.n);
+  const double k = as_double(shape.k);
+  const double batch = as_double(shape.batch);
+  s.a_bytes = s.m * k * eb * batch;
+  s.b_bytes = k * s.n * eb * batch;
+  s.c_bytes = s.m * s.n * eb * batch;
+  return s;
+}
+
+GemmTileModel::TilingCost GemmTileModel::cost(const ShapeTerms& shape, const GemmTiling& t,
+                                              double give_up_above_s) const {
   TilingCost c;
   const double eb = element_bytes_;
   const double batch = as_double(shape.batch);
-
-  // On-chip work is padded: to the MMA granularity, then to whole CTA tiles and K-steps
-  // (edge tiles still run full-size MMAs on zero-filled operands).
-  const std::int64_t m_pad = round_up(shape.m, mma_m_);
-  const std::int64_t n_pad = round_up(shape.n, mma_n_);
-  const std::int64_t k_pad = round_up(shape.k, mma_k_);
+  const std::int64_t m_pad = shape.m_pad;
+  const std::int64_t n_pad = shape.n_pad;
+  const std::int64_t k_pad = shape.k_pad;
   const std::int64_t tiles_m = ceil_div(m_pad, t.block_m);
   const std::int64_t tiles_n = ceil_div(n_pad, t.block_n);
   const std::int64_t k_steps = ceil_div(ceil_div(k_pad, t.split_k), t.block_k);
@@ -359,13 +377,11 @@ GemmTileModel::TilingCost GemmTileModel::cost(const GemmShape& shape, const Gemm
   c.level_bytes[0] = c.padded_flops * eb * (1.0 / mma_m_ + 1.0 / mma_n_) / 2.0;
 
   // L2 -> shared memory: each column of CTA tiles streams all of A, each row all of B.
-  // Global traffic counts only in-bounds elements (out-of-bounds loads are predicated off).
-  const double m = as_double(shape.m);
-  const double n = as_double(shape.n);
-  const double k = as_double(shape.k);
-  const double a_bytes = m * k * eb * batch;
-  const double b_bytes = k * n * eb * batch;
-  const double c_bytes = m * n * eb * batch;
+  const double m = shape.m;
+  const double n = shape.n;
+  const double a_bytes = shape.a_bytes;
+  const double b_bytes = shape.b_bytes;
+  const double c_bytes = shape.c_bytes;
   // Every CTA receives its A and B tiles into shared memory, but inside a cluster a tile
   // crosses L2 once and is multicast to the cluster_n (A) or cluster_m (B) CTAs sharing it.
   const double a_l2 = as_double(tiles_n) * a_bytes;
@@ -437,7 +453,7 @@ GemmEstimate GemmTileModel::evaluate(const GemmShape& shape, const GemmTiling& t
   t.ctas_per_sm = fit_ctas_per_sm(t, &why_not);
   if (t.ctas_per_sm == 0) throw InfeasibleError(why_not);
 
-  const TilingCost c = cost(shape, t);
+  const TilingCost c = cost(shape_terms(shape), t);
   GemmEstimate e;
   e.shape = shape;
   e.dtype = dtype_;
@@ -547,9 +563,10 @@ GemmEstimate GemmTileModel::estimate(const GemmShape& shape) const {
         register_bytes_per_sm_, smem_bytes_per_sm_, dtype_name(dtype_), register_name_, smem_name_));
   }
   std::size_t best = 0;
-  TilingCost best_cost = cost(shape, candidates[0]);
+  const ShapeTerms terms = shape_terms(shape);
+  TilingCost best_cost = cost(terms, candidates[0]);
   for (std::size_t i = 1; i < candidates.size(); ++i) {
-    const TilingCost c = cost(shape, candidates[i], best_cost.time_s);
+    const TilingCost c = cost(terms, candidates[i], best_cost.time_s);
     // Fastest; ties go to less DRAM traffic, then to the lexicographically first tiling.
     const bool better =
         c.time_s < best_cost.time_s ||

@@ -54,10 +54,18 @@ class GemmTileModel {
   // SM's registers or shared memory (the reason goes to *why_not when it is given).
   [[nodiscard]] int fit_ctas_per_sm(const GemmTiling& tiling, std::string* why_not) const;
   void check_cluster(const GemmShape& shape, const GemmTiling& tiling) const;
+  // What cost() reads of a shape, derived once per search instead of once per tiling.
+  struct ShapeTerms {
+    std::int64_t batch = 1;
+    std::int64_t m_pad = 0, n_pad = 0, k_pad = 0;  // padded to the MMA granularity
+    double m = 0.0, n = 0.0;
+    double a_bytes = 0.0, b_bytes = 0.0, c_bytes = 0.0;  // operands and result, in-bounds elements
+  };
+  [[nodiscard]] ShapeTerms shape_terms(const GemmShape& shape) const;
   // `give_up_above_s`: a search's best time so far; a tiling whose compute, register,
   // shared-memory and L2 roofs already exceed it returns that lower bound as time_s, the
   // rest of the TilingCost unfilled.
-  [[nodiscard]] TilingCost cost(const GemmShape& shape, const GemmTiling& tiling,
+  [[nodiscard]] TilingCost cost(const ShapeTerms& shape, const GemmTiling& tiling,
                                 double give_up_above_s = std::numeric_limits<double>::infinity()) const;
 
   // The shape-independent part of the candidate space, derived once per device and dtype

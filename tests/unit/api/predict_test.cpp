@@ -1,12 +1,16 @@
 // predict(): dispatch by workload, the same numbers as the predictors it calls, infeasible
 // points as a status, and the kernel-cost cache.
 #include <algorithm>
+#include <memory>
+#include <sstream>
 #include <utility>
 
 #include <gmock/gmock.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "api_fixtures.hpp"
 #include "exec/gemm_predictor.hpp"
@@ -23,6 +27,25 @@ using testing::shipped_scenario;
 using testing::source_path;
 
 const LlmModelSpec& llm_of(const Scenario& s) { return std::get<LlmModelSpec>(s.model.workload); }
+
+// What predict() logs, with and without its plan's notes.
+std::string logged(const Scenario& s, bool plan_notes) {
+  std::ostringstream text;
+  const auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(text)));
+  const Result r = predict(s, {.cache = nullptr, .exports = {}, .plan_notes = plan_notes});
+  spdlog::set_default_logger(previous);
+  EXPECT_TRUE(r.ok()) << r.message;
+  return text.str();
+}
+
+TEST(Predict, APlanSearchCanLeaveThePlansNotesUnsaid) {
+  // 32 layers over 3 stages: 11, 11, 10.
+  const Scenario s = shipped_scenario("H100_SXM5_80GB", "llama3.1-8b", {"parallelism.pp=3"});
+  EXPECT_THAT(logged(s, true), HasSubstr("32 layers do not split evenly over pp x vpp = 3 pipeline chunks"));
+  EXPECT_EQ(logged(s, false), "");
+}
 
 TEST(Predict, TrainingEqualsTheTrainingPredictor) {
   const Scenario s = shipped_scenario("H100_SXM5_80GB", "llama3.1-8b");

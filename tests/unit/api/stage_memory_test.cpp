@@ -2,6 +2,7 @@
 // predict_memory) gives the same peak as sizing every rank: the same rank, the same bytes
 // in every category. Checked over every schedule, even and uneven layer splits, interleaving,
 // and DeepSeek-V3, whose dense first layers make its ranks differ in more than their count.
+// predict() given predict_memory's figure (PredictOptions::known_memory) reports it unchanged.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -49,7 +50,16 @@ void check(const Scenario& s, const std::string& what) {
   EXPECT_EQ(lean.breakdown, every.breakdown) << what;
 
   const Result memory = predict_memory(s);
-  expect_same(std::get<TrainingPrediction>(memory.prediction).memory, every.memory, what + " (predict_memory)");
+  const MemoryBreakdown& sized = std::get<TrainingPrediction>(memory.prediction).memory;
+  expect_same(sized, every.memory, what + " (predict_memory)");
+
+  // A plan search hands predict_memory's figure on (known_memory): taken as is, the rest alike.
+  const Result handed = predict(s, {.cache = nullptr, .exports = {}, .stage_memory = false, .known_memory = &sized});
+  const auto& known = std::get<TrainingPrediction>(handed.prediction);
+  EXPECT_TRUE(known.stage_memory.empty()) << what;
+  expect_same(known.memory, every.memory, what + " (known_memory)");
+  EXPECT_EQ(known.step_time_s, every.step_time_s) << what;
+  EXPECT_EQ(known.energy.energy_j, every.energy.energy_j) << what;
 }
 
 TEST(StageMemory, ThePeakRanksAloneGiveTheSamePeakOnEverySchedule) {
