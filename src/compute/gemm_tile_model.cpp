@@ -3,6 +3,7 @@
 #include "compute/gemm_tile_model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <tuple>
@@ -39,7 +40,14 @@ constexpr double kAccumulatorBytes = 4.0;  // fp32 accumulators and split-K part
 
 constexpr const char* kComputeRoof = "tensor-core";
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// Block sizes, K-steps, splits and clusters are powers of two: a shift instead of a 64-bit
+// division there (the tile search divides a few hundred thousand times in a sweep). a >= 0.
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  if (b > 0 && (b & (b - 1)) == 0) {
+    return (a + b - 1) >> std::countr_zero(static_cast<std::uint64_t>(b));
+  }
+  return (a + b - 1) / b;
+}
 std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
 double as_double(std::int64_t v) { return static_cast<double>(v); }
 

@@ -2,25 +2,6 @@
 
 namespace rapidllm::energy {
 
-Energy& Energy::operator+=(const Energy& o) {
-  compute_j += o.compute_j;
-  on_chip_j += o.on_chip_j;
-  hbm_j += o.hbm_j;
-  network_j += o.network_j;
-  static_j += o.static_j;
-  return *this;
-}
-
-Energy Energy::scaled(double f) const {
-  Energy e = *this;
-  e.compute_j *= f;
-  e.on_chip_j *= f;
-  e.hbm_j *= f;
-  e.network_j *= f;
-  e.static_j *= f;
-  return e;
-}
-
 OpEnergyModel::OpEnergyModel(const HardwareSpec& hw) : j_per_flop_(hw.core.energy_per_flop_j) {
   for (const auto& level : hw.memory) j_per_byte_.push_back(8.0 * level.dynamic_energy_per_bit_j);
 }

@@ -15,8 +15,18 @@ struct Energy {
   double static_j = 0.0;
 
   [[nodiscard]] double total() const { return compute_j + on_chip_j + hbm_j + network_j + static_j; }
-  Energy& operator+=(const Energy& o);
-  [[nodiscard]] Energy scaled(double factor) const;
+  // Inline: a prediction sums these per rank and per op, across translation units.
+  Energy& operator+=(const Energy& o) {
+    compute_j += o.compute_j;
+    on_chip_j += o.on_chip_j;
+    hbm_j += o.hbm_j;
+    network_j += o.network_j;
+    static_j += o.static_j;
+    return *this;
+  }
+  [[nodiscard]] Energy scaled(double f) const {
+    return Energy{compute_j * f, on_chip_j * f, hbm_j * f, network_j * f, static_j * f};
+  }
 };
 
 class OpEnergyModel {

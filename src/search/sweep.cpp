@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <set>
+#include <unordered_set>
 #include <thread>
 
 #include <fmt/compile.h>
@@ -160,7 +160,15 @@ class SaidNotes {
   }
 
  private:
-  std::set<std::array<int, 4>> said_;
+  using Key = std::array<int, 4>;
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::size_t h = 0;
+      for (int v : k) h = h * 1000003U ^ std::hash<int>{}(v);
+      return h;
+    }
+  };
+  std::unordered_set<Key, KeyHash> said_;
 };
 
 // The state one worker keeps across its points.
