@@ -73,9 +73,14 @@ std::vector<CaseResult> row_cases(const NanotronRow& r, const HardwareSpec& h100
     const NanotronMemory peak = nanotron_memory(p.memory, r.dp, zero);
     verdict.predicted = peak.device_bytes > p.memory.capacity_bytes ? 1.0 : 0.0;
     verdict.status = CaseStatus::compared;
-    // Both parts of the need, for scripts/fit_nanotron_allocator.py.
-    verdict.description += fmt::format(": needs {:.3f} GiB of {:.0f} ({:.3f} GiB reserved by PyTorch)",
-                                       peak.device_bytes / kGiB, p.memory.capacity_bytes / kGiB, peak.reserved / kGiB);
+    // The need and what the allocator's reservation is made of, for
+    // scripts/fit_nanotron_allocator.py.
+    verdict.description += fmt::format(
+        ": needs {:.3f} GiB of {:.0f} ({:.3f} GiB reserved by PyTorch; allocated {:.3f} long-lived + {:.3f} transient, "
+        "step {:.3f})",
+        peak.device_bytes / kGiB, p.memory.capacity_bytes / kGiB, peak.reserved / kGiB,
+        (peak.forward_backward_allocated - peak.transient) / kGiB, peak.transient / kGiB,
+        peak.optimizer_step_allocated / kGiB);
     if (!success) return cases;
     // The columns are rank 0's: the first pipeline stage.
     const NanotronMemory first = nanotron_memory(p.stage_memory.front(), r.dp, zero);

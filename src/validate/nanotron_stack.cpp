@@ -41,6 +41,7 @@ NanotronMemory nanotron_memory(const MemoryBreakdown& b, int dp, int zero_stage,
   const double nccl = category(b, "communication_buffers");
   NanotronMemory m;
   m.forward_backward_allocated = b.total_bytes - nccl + ddp_gradients;
+  m.transient = category(b, "activations") + category(b, "temporaries");
   // Activations and the loss's logits are gone by the step; all_gather_coalesced's flat
   // buffer of every updated bf16 parameter is its transient under ZeRO-1.
   const double gather = dp > 1 && zero_stage >= 1 ? weights : 0.0;
@@ -48,7 +49,9 @@ NanotronMemory nanotron_memory(const MemoryBreakdown& b, int dp, int zero_stage,
       weights + ddp_gradients + category(b, "gradients") + category(b, "optimizer_states") + gather;
   // The caching allocator keeps its high-water mark (forward and backward set it unless the
   // step needs more), split into blocks that fit the requests only in part.
-  m.reserved = std::max(m.forward_backward_allocated, m.optimizer_step_allocated) * (1.0 + stack.allocator_overhead);
+  const double long_lived = m.forward_backward_allocated - m.transient;
+  m.reserved = std::max(long_lived * (1.0 + stack.static_overhead) + m.transient * (1.0 + stack.transient_overhead),
+                        m.optimizer_step_allocated * (1.0 + stack.static_overhead));
   m.device_bytes = m.reserved + nccl + stack.context_bytes;
   return m;
 }

@@ -30,14 +30,19 @@
 namespace rapidllm::validate {
 
 struct NanotronStack {
-  // Reserved = the allocated high-water mark x (1 + this): the caching allocator's blocks,
-  // split by activations of many sizes, fit later requests only in part. Fitted on the even rows of
-  // nanotron_h100.csv with status Success or OOM (0-based CSV row index even: rows 0, 2, 4,
-  // ..., 4102; the odd rows are held out) as the value that puts the most of them on the
-  // right side of the device's capacity (scripts/fit_nanotron_allocator.py): 1784 of the
-  // 1841 even rows right, 1780 of the 1841 held-out odd rows (with the stages split as
-  // nanotron splits them: parallelism.layer_split compute_balanced).
-  double allocator_overhead = 0.380;
+  // Reserved = the allocated high-water mark's long-lived tensors (parameters, gradients,
+  // optimizer states: allocated once) x (1 + static_overhead) + its transient ones
+  // (activations and temporaries, freed and re-allocated every micro-batch in many sizes)
+  // x (1 + transient_overhead): the caching allocator's blocks, split by requests of many
+  // sizes, fit later requests only in part. Fitted on the even rows of nanotron_h100.csv
+  // with status Success or OOM (0-based CSV row index even: rows 0, 2, 4, ..., 4102; the
+  // odd rows are held out) as the pair that puts the most of them on the right side of the
+  // device's capacity (scripts/fit_nanotron_allocator.py), with the stages split as
+  // nanotron splits them (parallelism.layer_split compute_balanced): 1822 of the 1841 even
+  // rows right, 1803 of the 1841 held-out odd rows (one flat overhead, 0.380, got 1784 and
+  // 1780: it over-reserved the parameter-bound plans and under-reserved the activation-bound).
+  double static_overhead = 0.07;
+  double transient_overhead = 0.67;
   // The CUDA context and cuBLAS / cuDNN workspaces that are on the device before PyTorch
   // allocates (about 0.5 GiB for a PyTorch 2 process on H100).
   double context_bytes = 0.5 * 1024.0 * 1024.0 * 1024.0;
@@ -54,6 +59,7 @@ void apply_nanotron_precision(SoftwareSpec& sw);
 // What PyTorch's allocator and the device see of one rank's predicted memory.
 struct NanotronMemory {
   double forward_backward_allocated = 0.0;  // rapidllm's peak + the bf16 gradients, NCCL buffers out
+  double transient = 0.0;                   // of which activations and temporaries
   double optimizer_step_allocated = 0.0;    // the step's peak: the states, gradients, ZeRO-1 gather buffer
   double reserved = 0.0;                    // the allocator's high-water mark
   double device_bytes = 0.0;                // reserved + NCCL buffers + the CUDA context
