@@ -36,6 +36,32 @@ std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matm
   return f.value();
 }
 
+std::shared_ptr<const parallel::Placement> CostCache::placement(const NetworkSpec& network,
+                                                                const parallel::Degrees& degrees) {
+  const auto& dims = network.dimensions;
+  const auto same_layout = [&](const PlacementEntry& e) {
+    if (e.storage != dims.data() || e.layout.size() != dims.size() || !(e.degrees == degrees)) return false;
+    for (std::size_t j = 0; j < dims.size(); ++j) {
+      if (e.layout[j].first != dims[j].size || e.layout[j].second != dims[j].parallelisms) return false;
+    }
+    return true;
+  };
+  WordHash h;
+  h.add(reinterpret_cast<std::uintptr_t>(dims.data()));
+  for (int v : {degrees.tp, degrees.cp, degrees.ep, degrees.dp, degrees.pp}) h.add(v);
+  const auto [first, last] = placements_.equal_range(h.value());
+  for (auto it = first; it != last; ++it) {
+    if (same_layout(it->second)) return it->second.placement;
+  }
+  // Bounds what a long sweep over many networks holds.
+  constexpr std::size_t kMaxPlacements = 4096;
+  if (placements_.size() >= kMaxPlacements) placements_.clear();
+  PlacementEntry e{dims.data(), degrees, {}, std::make_shared<const parallel::Placement>(network, degrees)};
+  e.layout.reserve(dims.size());
+  for (const NetworkDimension& d : dims) e.layout.emplace_back(d.size, d.parallelisms);
+  return placements_.emplace(h.value(), std::move(e))->second.placement;
+}
+
 compute::OpCoster& CostCache::coster(const HardwareSpec& hw, DType dtype, DType matmul_dtype) {
   auto& slot = costers_[kernel_fingerprint(hw, dtype, matmul_dtype)];
   if (!slot) slot = std::make_unique<compute::OpCoster>(hw, dtype, matmul_dtype);

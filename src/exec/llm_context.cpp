@@ -7,17 +7,17 @@ namespace rapidllm::exec {
 LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source, CostCache& costs,
                        ExecutorKind executor, NetworkKind network)
     : ModelPartition(hw, spec, source),
-      placement_(hw.network, degrees_),
+      placement_(costs.placement(hw.network, degrees_)),
       coster_(costs.coster(hw, hw.sw.precision.tensor_format.dtype, hw.sw.precision.matmul.dtype)),
       network_(network == NetworkKind::analytical
                    ? network::make_network(NetworkBackend::analytical, hw.network, hw.execution)
                    : std::make_unique<network::ClusterNetwork>(
-                         hw.network, hw.execution, placement_.capacities(), degrees_.total(),
+                         hw.network, hw.execution, placement_->capacities(), degrees_.total(),
                          network == NetworkKind::cluster_shared ? network::Sharing::shared : network::Sharing::isolated)),
-      comms_(placement_, *network_) {
+      comms_(*placement_, *network_) {
   // The analytical network has no links to fault, but a fault naming no cable is still a
   // mistake in the config.
-  if (network == NetworkKind::analytical) network::check_cluster_faults(hw.network, placement_.capacities(), degrees_.total());
+  if (network == NetworkKind::analytical) network::check_cluster_faults(hw.network, placement_->capacities(), degrees_.total());
   if (executor == ExecutorKind::event) {
     executor_ = std::make_unique<EventExecutor>(coster_, comms_);
   } else {
@@ -33,7 +33,7 @@ PartCosts LlmContext::run_parts(const model::LocalShape& shape) {
     if (first[kind] >= 0) settings[kind] = layer_settings(first[kind]);
   }
   settings.back() = part_settings();
-  const PartsInputs inputs{coster_, dims_, shape, settings, hw_.network, hw_.execution, placement_};
+  const PartsInputs inputs{coster_, dims_, shape, settings, hw_.network, hw_.execution, *placement_};
   if (memo_ != nullptr) {
     if (const PartCosts* known = memo_->find(inputs)) return *known;
   }

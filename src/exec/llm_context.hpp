@@ -39,7 +39,7 @@ class LlmContext : public ModelPartition {
 
   [[nodiscard]] compute::OpCoster& coster() { return coster_; }
   [[nodiscard]] Executor& executor() { return *executor_; }
-  [[nodiscard]] const parallel::Placement& placement() const { return placement_; }
+  [[nodiscard]] const parallel::Placement& placement() const { return *placement_; }
   [[nodiscard]] network::NetworkApi& network() { return *network_; }
 
   // One micro-batch through a layer of each kind the model has, the embedding and the
@@ -53,7 +53,7 @@ class LlmContext : public ModelPartition {
   [[nodiscard]] static GraphCost kinds_cost(const PartCosts& parts, const std::array<int, model::kLayerKinds>& n);
 
  private:
-  parallel::Placement placement_;
+  std::shared_ptr<const parallel::Placement> placement_;  // shared through the CostCache
   compute::OpCoster& coster_;
   std::unique_ptr<network::NetworkApi> network_;
   CommCosts comms_;
