@@ -70,7 +70,8 @@ std::vector<CaseResult> row_cases(const NanotronRow& r, const HardwareSpec& h100
     }
     const auto& p = std::get<TrainingPrediction>(result.prediction);
     const int zero = r.dp > 1 ? r.zero_stage : 0;
-    const NanotronMemory peak = nanotron_memory(p.memory, r.dp, zero);
+    const double token_hidden = static_cast<double>(r.micro_batch_size) * r.seq_len * static_cast<double>(r.hidden);
+    const NanotronMemory peak = nanotron_memory(p.memory, r.dp, zero, token_hidden);
     verdict.predicted = peak.device_bytes > p.memory.capacity_bytes ? 1.0 : 0.0;
     verdict.status = CaseStatus::compared;
     // The need and what the allocator's reservation is made of, for
@@ -83,7 +84,7 @@ std::vector<CaseResult> row_cases(const NanotronRow& r, const HardwareSpec& h100
         peak.optimizer_step_allocated / kGiB);
     if (!success) return cases;
     // The columns are rank 0's: the first pipeline stage.
-    const NanotronMemory first = nanotron_memory(p.stage_memory.front(), r.dp, zero);
+    const NanotronMemory first = nanotron_memory(p.stage_memory.front(), r.dp, zero, token_hidden);
     for (auto& c : cases) {
       if (c.metric == "peak_allocated_bytes") {
         c.measured = r.allocated_gib * kGiB;

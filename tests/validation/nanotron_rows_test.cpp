@@ -100,11 +100,26 @@ TEST(NanotronRows, SmallPlanFitsWithTheMeasuredStaticMemory) {
   const Result r = predict_memory(nanotron_scenario(rows[0], h100()));
   ASSERT_TRUE(r.ok()) << r.message;
   const auto& p = std::get<TrainingPrediction>(r.prediction);
-  const NanotronMemory mem = nanotron_memory(p.memory, 8, 1);
+  const double token_hidden = 1.0 * 4096 * 2048;  // mbs 1 x seq 4096, hidden 2048
+  const NanotronMemory mem = nanotron_memory(p.memory, 8, 1, token_hidden);
   // 1.342e9 parameters x (2 bf16 + 2 DDP bf16 gradient + 4 fp32 gradient + 2 ZeRO-1 gather
-  // buffer + 12 / 8 master and Adam shard) = 15.4e9 B = 14.4 GiB; measured 14.76 GiB.
+  // buffer + 12 / 8 master and Adam shard) = 15.4e9 B = 14.4 GiB, and rank 0's fp32 token
+  // buffer 4096 x 2048 x 4 B = 0.03 GiB; measured 14.76 GiB.
   EXPECT_NEAR(mem.optimizer_step_allocated / kGiB, 14.76, 0.6);
   EXPECT_LT(mem.device_bytes, p.memory.capacity_bytes);
+}
+
+TEST(NanotronRows, OnlyTheFirstStageHoldsTheTokenBuffer) {
+  MemoryBreakdown b;
+  b.bytes = {{"weights", 1e9}, {"gradients", 2e9}, {"optimizer_states", 6e9}};
+  b.total_bytes = 9e9;
+  const double token_hidden = 64.0 * 4096 * 2048;  // mbs 64: 2 GiB in fp32
+  b.stage = 0;
+  const double first = nanotron_memory(b, 1, 0, token_hidden).optimizer_step_allocated;
+  b.stage = 1;
+  const double later = nanotron_memory(b, 1, 0, token_hidden).optimizer_step_allocated;
+  EXPECT_DOUBLE_EQ(first - later, token_hidden * 4.0);
+  EXPECT_DOUBLE_EQ(later, 1e9 + 1e9 + 2e9 + 6e9);  // weights, bf16 gradients, fp32 gradients, states
 }
 
 TEST(NanotronRows, HugePlanOnOneNodeDoesNotFit) {
@@ -113,7 +128,7 @@ TEST(NanotronRows, HugePlanOnOneNodeDoesNotFit) {
   ASSERT_TRUE(r.ok()) << r.message;
   const auto& p = std::get<TrainingPrediction>(r.prediction);
   // 469e9 parameters over 8 GPUs at 18 B each without ZeRO: about 980 GiB per GPU.
-  EXPECT_GT(nanotron_memory(p.memory, 1, 0).device_bytes, 10.0 * p.memory.capacity_bytes);
+  EXPECT_GT(nanotron_memory(p.memory, 1, 0, 0.0).device_bytes, 10.0 * p.memory.capacity_bytes);
 }
 
 TEST(NanotronRows, NetworkReproducesTheRowsAllReduces) {
