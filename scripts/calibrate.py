@@ -42,6 +42,7 @@ def gb200(r): return 'GB200' in r['gpu']
 def gb300(r): return 'GB300' in r['gpu']
 def b200(r): return 'B200' in r['gpu'] and not gb200(r)
 def every(r): return True
+def single_node(r): return float(r.get('nodes') or 0) == 1.0
 
 # The 8xH100 nccl-tests all-reduce sweep, every size: it fixes the NVLink protocol constants.
 NCCL_SWEEP = [('collective', 'dgxc-nccl', 'busbw_bytes_per_s', every)]
@@ -74,6 +75,7 @@ def stack_of(r):
                            (('megatron-lm v',), 'megatron-lm-2020'), (('nemo 24', 'megatron-core r0.'), 'nemo-24'),
                            (('composer', 'llm-foundry'), 'composer-fsdp'),
                            (('torchtitan',), 'torchtitan'), (('maxtext',), 'maxtext'), (('paxml',), 'paxml'),
+                           (('nanotron',), 'nanotron'),
                            (('nemo', 'megatron'), 'megatron-core')):
         if any(n in text for n in needles):
             return stack
@@ -86,6 +88,9 @@ def on(stack, *more):
 
 def dense(r): return not r.get('moe_experts')
 
+
+NANOTRON_ONE_NODE = [('training', f'nanotron-{size}', 'tokens_per_s_per_gpu', single_node)
+                     for size in ('1.34G', '3.57G', '8.86G', '80G', '469G')]
 
 # Software-stack profiles (src/config/software_stacks.cpp, tags `[CAL stack.NAME.KEY]`):
 # each fitted on the even rows of its own stack only, over the devices' kernel-level GEMM
@@ -117,6 +122,13 @@ STACK_FITS = {
     ],
     'paxml': [
         ('compute_efficiency', 0.3, 1.0, [('training', 'dgxc', 'step_time_s', on('paxml'))]),
+    ],
+    'nanotron': [
+        # One-node runs: their all-reduces are the row's own NVLink measurement, so what is
+        # left is the stack (many rows are host-bound: micro-batch 1, 64-256 micro-batches).
+        # Multi-node rows are predicted, not fitted: their error is the network's.
+        ('kernel_launch_overhead', 5.0, 200.0, NANOTRON_ONE_NODE),
+        ('compute_efficiency', 0.3, 1.0, NANOTRON_ONE_NODE),
     ],
     'tensorrt-llm': [
         # Batch-1 latency (NeMo's Llama-2 table): decode-dominated, it fixes the host gap.
@@ -193,6 +205,9 @@ def rows_by_id():
     for name in ('training', 'inference', 'collectives'):
         for r in csv.DictReader(open(os.path.join(ROOT, 'validation/data', f'{name}.csv'))):
             rows[r['row_id']] = r
+    # nanotron's cases are NT<0-based data row> (src/validate/nanotron_cases.cpp).
+    for i, r in enumerate(csv.DictReader(open(os.path.join(ROOT, 'validation/data/nanotron_h100.csv')))):
+        rows[f'NT{i:04d}'] = dict(r, framework='nanotron')
     return rows
 
 

@@ -20,7 +20,7 @@ constexpr double kUs = 1e-6;
 constexpr double kTrainingLaunchGap = 12.87 * kUs;
 
 // clang-format off
-constexpr std::array<SoftwareStackProfile, 10> kProfiles{{
+constexpr std::array<SoftwareStackProfile, 11> kProfiles{{
     {"megatron-core",
      "Megatron-Core with Transformer Engine, 2025 releases (NeMo 25.x, Megatron-Bridge, NVIDIA DGX-Cloud "
      "recipes v25)",
@@ -65,6 +65,14 @@ constexpr std::array<SoftwareStackProfile, 10> kProfiles{{
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through XLA
      "training.csv rows of dgxc Paxml"},
+    {"nanotron",
+     "Hugging Face nanotron (eager PyTorch 2, FlashAttention-2, its own 1F1B pipeline engine; the 2024-2025 "
+     "runs of nanotron_h100.csv)",
+     0.706,  // [CAL stack.nanotron.compute_efficiency]
+     109.4 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
+     AttentionKernel::flash2,  // flash-attn 2's varlen kernels
+     "nanotron_h100.csv Success rows on one node (their own measured NVLink all-reduce); multi-node rows are "
+     "predicted, not fitted: their error is the network's"},
     {"tensorrt-llm",
      "NVIDIA TensorRT-LLM (also the backend of NIM and of NeMo inference)",
      0.828,  // [CAL stack.tensorrt-llm.compute_efficiency]

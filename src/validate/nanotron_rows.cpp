@@ -8,6 +8,7 @@
 
 #include "rapidllm/error.hpp"
 #include "rapidllm/predict.hpp"
+#include "validate/device_map.hpp"
 #include "validate/nanotron_stack.hpp"
 
 namespace rapidllm::validate {
@@ -126,6 +127,7 @@ Scenario nanotron_scenario(const NanotronRow& row, const HardwareSpec& h100) {
   m.attention.use_flash_attention = true;
 
   HardwareSpec hw = h100;
+  use_row_stack(hw, "nanotron", RunType::training);
   ParallelismSpec& p = hw.parallelism;
   p.tp = row.tp;
   p.tp_sp = row.tp > 1;  // tp_mode REDUCE_SCATTER on every row

@@ -28,7 +28,8 @@ TEST(SoftwareStack, EveryNamedProfileHasItsOwnSaneConstants) {
     EXPECT_GT(p.compute_efficiency, 0.2) << name;
     EXPECT_LE(p.compute_efficiency, 1.0) << name;
     EXPECT_GT(p.kernel_launch_overhead_s, 0.0) << name;
-    EXPECT_LT(p.kernel_launch_overhead_s, 1e-4) << name;
+    // A host gap, not a kernel: eager PyTorch behind nanotron's Python blocks is the slowest (~110 us).
+    EXPECT_LT(p.kernel_launch_overhead_s, 2e-4) << name;
     EXPECT_FALSE(p.calibration.empty()) << name;
   }
   EXPECT_FALSE(software_stack_profile("auto").has_value());  // resolved first, never looked up
