@@ -102,7 +102,7 @@ bool fits(SweepPoint& p, const MemoryBreakdown& m) {
   if (m.total_bytes <= m.capacity_bytes) return true;
   p.status = PointStatus::does_not_fit;
   // GiB to one decimal from integer tenths: every pruned point carries this reason, and
-  // fixed-precision float formatting costs more than the memory model that sized it.
+  // fixed-precision float formatting cost nearly as much as the memory model that sized it.
   const auto tenths = [](double bytes) { return std::llround(bytes / 1073741824.0 * 10.0); };
   const long long need = tenths(m.total_bytes);
   const long long have = tenths(m.capacity_bytes);
@@ -149,9 +149,10 @@ void fill_metrics(const Result& r, const SweepOptions& options, SweepPoint& p) {
 
 // A plan's notes (predict's plan_notes) read the same for every point with its pipeline
 // chunks and micro-batching: an uneven layer split depends on the chunk count, padded
-// micro-batches on dp, ep and the micro-batch size, padded routed tokens on ep. Each worker
-// says them once per such key instead of formatting them for every point (the command
-// line prints each text once anyway).
+// micro-batches on dp, ep and the micro-batch size, padded routed tokens on ep (and all on
+// the variant's model: a worker starts afresh on each variant). Each worker says them once
+// per such key instead of formatting them for every point (the command line prints each
+// text once anyway).
 class SaidNotes {
  public:
   bool first_time(const Plan& p) {
@@ -317,6 +318,7 @@ SweepResult sweep(const std::string& hardware_path, const std::string& model_pat
           c.scenario = v.scenario;
           c.variant = vi;
           c.placed = false;
+          workers[static_cast<std::size_t>(worker)].notes = SaidNotes{};
         }
         if (c.placed) c.scenario->hardware.network.dimensions = v.scenario.hardware.network.dimensions;
         c.placed = p.plan.placed;

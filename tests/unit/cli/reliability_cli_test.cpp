@@ -109,6 +109,15 @@ TEST(ReliabilityCli, AnUnevenPipelineSplitIsSaidOncePerRun) {
   EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
   EXPECT_GE(count(sweep.out, ",ok,"), 4u);
   EXPECT_EQ(count(sweep.err, "pp x vpp = 3 pipeline chunks"), 1u) << sweep.err;
+
+  // Each model variant's own split is said, once.
+  const CliRun varied = rapidllm(
+      "sweep --hardware configs/hardware/H100_SXM5_80GB.yaml --model configs/models/llama3.1-8b.yaml --gpus 24 "
+      "--set model_param.global_batch_size=48 --set model_param.seq_len=2048 --grid pp=3 --grid tp=8 "
+      "--grid mbs=1,2 --vary model_param.num_layers=31,32 --format csv");
+  EXPECT_EQ(varied.exit_code, 0) << varied.err;
+  EXPECT_EQ(count(varied.err, "31 layers do not split evenly over pp x vpp = 3"), 1u) << varied.err;
+  EXPECT_EQ(count(varied.err, "32 layers do not split evenly over pp x vpp = 3"), 1u) << varied.err;
 }
 
 TEST(ReliabilityCli, ParallelismAutoIsRefusedWithTheWayToSearch) {
