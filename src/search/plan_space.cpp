@@ -133,26 +133,31 @@ std::optional<std::string> broken_rule(const Plan& p, const LlmModelSpec& m) {
   }
   if (p.tp > 1 && p.ep > 1 && !p.sp) return "tp > 1 with expert parallelism needs sequence parallelism";
   const int chunks = p.pp * p.vpp;
-  if (m.num_layers < chunks) return reason(FMT_COMPILE("layers < pp x vpp ({} layers, {} chunks)"), m.num_layers, chunks);
+  if (m.num_layers < chunks) {
+    return reason(FMT_COMPILE("layers < pp x vpp ({} layers, {} chunks)"), m.num_layers, chunks);
+  }
   if (m.run_type == RunType::inference) return std::nullopt;
   if (m.seq_len % p.cp != 0) return reason(FMT_COMPILE("seq_len % cp != 0 ({} tokens, cp {})"), m.seq_len, p.cp);
   const long long replicas = 1LL * p.dp * p.ep * m.gradient_accumulation_steps;
   if (m.global_batch_size % replicas != 0) {
     return reason(FMT_COMPILE("global_batch_size % (dp x ep x gradient_accumulation_steps) != 0 ({} sequences, {})"),
-                       m.global_batch_size, replicas);
+                  m.global_batch_size, replicas);
   }
   const long long per_replica = m.global_batch_size / replicas;
   if (per_replica % p.micro_batch_size != 0) {
-    return reason(FMT_COMPILE("sequences per data-parallel rank % micro-batch size != 0 ({} sequences, {})"), per_replica,
-                       p.micro_batch_size);
+    return reason(FMT_COMPILE("sequences per data-parallel rank % micro-batch size != 0 ({} sequences, {})"),
+                  per_replica, p.micro_batch_size);
   }
   const long long micro_batches = per_replica / p.micro_batch_size;
   if (p.schedule == PipelineSchedule::interleaved_1f1b && micro_batches % p.pp != 0) {
-    return reason(FMT_COMPILE("interleaved 1F1B needs micro-batches % pp == 0 ({} micro-batches, pp {})"), micro_batches, p.pp);
+    return reason(FMT_COMPILE("interleaved 1F1B needs micro-batches % pp == 0 ({} micro-batches, pp {})"),
+                  micro_batches, p.pp);
   }
-  if (p.schedule == PipelineSchedule::dualpipe && (p.pp % 2 != 0 || micro_batches % 2 != 0 || micro_batches < 2 * p.pp)) {
-    return reason(FMT_COMPILE("DualPipe needs an even pp and an even number of micro-batches >= 2 pp ({} micro-batches, pp {})"),
-                       micro_batches, p.pp);
+  if (p.schedule == PipelineSchedule::dualpipe &&
+      (p.pp % 2 != 0 || micro_batches % 2 != 0 || micro_batches < 2 * p.pp)) {
+    return reason(
+        FMT_COMPILE("DualPipe needs an even pp and an even number of micro-batches >= 2 pp ({} micro-batches, pp {})"),
+        micro_batches, p.pp);
   }
   if (p.zero_stage == 3 && p.ep > 1) return "ZeRO-3 with expert parallelism is not modelled";
   return std::nullopt;

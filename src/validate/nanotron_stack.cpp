@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "memory/memory_categories.hpp"
+
 namespace rapidllm::validate {
 
 namespace {
@@ -34,21 +36,21 @@ void apply_nanotron_precision(SoftwareSpec& sw) {
 
 NanotronMemory nanotron_memory(const MemoryBreakdown& b, int dp, int zero_stage, double token_hidden,
                                const NanotronStack& stack) {
-  const double weights = category(b, "weights");
+  const double weights = category(b, memory::kWeights);
   // The bf16 gradient of every parameter (the weights' bytes): DDP's buckets under dp > 1,
   // autograd's .grad tensors otherwise (the accumulator adds them into its fp32 buffer but
   // does not free them; the rows' dp = 1 peaks need them too).
   const double ddp_gradients = weights;
-  const double nccl = category(b, "communication_buffers");
+  const double nccl = category(b, memory::kCommunicationBuffers);
   NanotronMemory m;
   m.forward_backward_allocated = b.total_bytes - nccl + ddp_gradients;
-  m.transient = category(b, "activations") + category(b, "temporaries");
+  m.transient = category(b, memory::kActivations) + category(b, memory::kTemporaries);
   // Activations and the loss's logits are gone by the step; all_gather_coalesced's flat
   // buffer of every updated bf16 parameter is its transient under ZeRO-1.
   const double gather = dp > 1 && zero_stage >= 1 ? weights : 0.0;
   const double token_buffer = b.stage == 0 ? token_hidden * stack.first_stage_token_bytes : 0.0;
-  m.optimizer_step_allocated =
-      weights + ddp_gradients + category(b, "gradients") + category(b, "optimizer_states") + gather + token_buffer;
+  m.optimizer_step_allocated = weights + ddp_gradients + category(b, memory::kGradients) +
+                               category(b, memory::kOptimizerStates) + gather + token_buffer;
   // The caching allocator keeps its high-water mark (forward and backward set it unless the
   // step needs more), split into blocks that fit the requests only in part.
   const double long_lived = m.forward_backward_allocated - m.transient;
