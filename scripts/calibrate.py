@@ -75,7 +75,7 @@ def stack_of(r):
                            (('megatron-lm v',), 'megatron-lm-2020'), (('nemo 24', 'megatron-core r0.'), 'nemo-24'),
                            (('composer', 'llm-foundry'), 'composer-fsdp'),
                            (('torchtitan',), 'torchtitan'), (('maxtext',), 'maxtext'), (('paxml',), 'paxml'),
-                           (('nanotron',), 'nanotron'),
+                           (('nanotron pre-pp-fix',), 'nanotron-pre-pp-fix'), (('nanotron',), 'nanotron'),
                            (('nemo', 'megatron'), 'megatron-core')):
         if any(n in text for n in needles):
             return stack
@@ -89,8 +89,18 @@ def on(stack, *more):
 def dense(r): return not r.get('moe_experts')
 
 
+NANOTRON_SIZES = ('1.34G', '3.57G', '8.86G', '80G', '469G')
 NANOTRON_ONE_NODE = [('training', f'nanotron-{size}', 'tokens_per_s_per_gpu', single_node)
-                     for size in ('1.34G', '3.57G', '8.86G', '80G', '469G')]
+                     for size in NANOTRON_SIZES]
+
+
+def pipelined_tp_in_node(r): return int(r['pp']) > 1 and int(r['tp']) <= 8
+
+
+# The pre-fix runs that cross pipeline stages, their TP groups inside a node (a TP group
+# across nodes has its own error, the network's).
+NANOTRON_PRE_FIX_PIPELINES = [('training', f'nanotron-{size}', 'tokens_per_s_per_gpu',
+                               on('nanotron-pre-pp-fix', pipelined_tp_in_node)) for size in NANOTRON_SIZES]
 
 # Software-stack profiles (src/config/software_stacks.cpp, tags `[CAL stack.NAME.KEY]`):
 # each fitted on the even rows of its own stack only, over the devices' kernel-level GEMM
@@ -130,6 +140,10 @@ STACK_FITS = {
         ('kernel_launch_overhead', 5.0, 200.0, NANOTRON_ONE_NODE),
         ('compute_efficiency', 0.3, 1.0, NANOTRON_ONE_NODE),
     ],
+    'nanotron-pre-pp-fix': [
+        # Its kernels are nanotron's (fitted above); only the pipeline engine's stall is its own.
+        ('pipeline_transfer_stall', 0.0, 1.0, NANOTRON_PRE_FIX_PIPELINES),
+    ],
     'tensorrt-llm': [
         # Batch-1 latency (NeMo's Llama-2 table): decode-dominated, it fixes the host gap.
         ('kernel_launch_overhead', 0.5, 20.0, [('inference', 'nemo-llama2-latency', 'e2e_latency_s', h100)]),
@@ -142,10 +156,11 @@ STACK_FITS = {
     ],
 }
 STACKS_SOURCE = os.path.join(ROOT, 'src/config/software_stacks.cpp')
-STACK_TAG = re.compile(r'^(\s*)([0-9.eE+-]+)((?: \* kUs)?,\s*//\s*\[CAL stack\.([\w-]+)\.(\w+)\].*)$')
+STACK_TAG = re.compile(r'^(\s*)([0-9.eE+-]+)((?: \* kUs)?\}?,\s*//\s*\[CAL stack\.([\w-]+)\.(\w+)\].*)$')
 # What validate --set says for a trial value of a profile constant.
 STACK_KEYS = {'compute_efficiency': 'sw_param.compute_efficiency={}',
-              'kernel_launch_overhead': 'sw_param.kernel_launch_overhead={} us'}
+              'kernel_launch_overhead': 'sw_param.kernel_launch_overhead={} us',
+              'pipeline_transfer_stall': 'sw_param.pipeline_transfer_stall={} s'}
 
 TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].*)$')
 # A copy of another device's fitted value, tagged `# [H100 name]`: rewritten with it.
@@ -207,7 +222,8 @@ def rows_by_id():
             rows[r['row_id']] = r
     # nanotron's cases are NT<0-based data row> (src/validate/nanotron_cases.cpp).
     for i, r in enumerate(csv.DictReader(open(os.path.join(ROOT, 'validation/data/nanotron_h100.csv')))):
-        rows[f'NT{i:04d}'] = dict(r, framework='nanotron')
+        # The runs before the benchmark's pipeline fix: nanotron-pre-pp-fix (nanotron_rows.cpp).
+        rows[f'NT{i:04d}'] = dict(r, framework='nanotron' if r['after_pp_fix'] != 'False' else 'nanotron pre-pp-fix')
     return rows
 
 

@@ -56,6 +56,11 @@ struct SoftwareSpec {
   // rapidllm's sw_param.activation_recompute can also say none.
   ActivationRecompute recompute = ActivationRecompute::selective;
   double kernel_launch_overhead_s = 0.0;
+  // Host time a pipeline engine blocks on each activation or gradient send and receive
+  // (a blocking, polled handshake): the stage launches nothing meanwhile. The profile's
+  // unless given.
+  double pipeline_transfer_stall_s = 0.0;
+  bool pipeline_transfer_stall_given = false;
   int dp_zero_stage = 0;
   PrecisionSpec precision;
   std::optional<double> h2d_bandwidth_bytes_per_s;  // absent = H2D timing disabled

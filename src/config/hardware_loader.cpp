@@ -32,6 +32,10 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.kernel_launch_overhead_s = gap.duration_s();
     out.kernel_launch_overhead_given = true;
   }
+  if (const Cursor stall = sw.child("pipeline_transfer_stall"); stall.present()) {
+    out.pipeline_transfer_stall_s = stall.duration_s();
+    out.pipeline_transfer_stall_given = true;
+  }
   if (const auto efficiency = sw.child("compute_efficiency").optional_real()) {
     out.compute_efficiency = *efficiency;
     out.compute_efficiency_given = true;

@@ -55,6 +55,10 @@ std::vector<Setting> hardware_settings() {
        {"auto", "flash2", "flash3"}},
       {"sw_param.kernel_launch_overhead", H, ValueKind::duration, "s", "null",
        "host-side cost of launching one kernel (absent: the framework profile's)", {}, 0.0, 1e-2, true},
+      {"sw_param.pipeline_transfer_stall", H, ValueKind::duration, "s", "null",
+       "[rapidllm] host time the pipeline engine blocks on each activation / gradient send and receive between "
+       "stages, launching nothing meanwhile (absent: the framework profile's; 0 = asynchronous transfers)",
+       {}, 0.0, 10.0, true},
       {"sw_param.dp_zero_stage", H, ValueKind::integer, "", "0",
        "ZeRO stage of data parallelism: 0 = DDP, 1 = optimizer, 2 = +gradients, 3 = +parameters", {}, 0, 3},
       {"sw_param.precision.tensor_format", H, ValueKind::precision, "B", "bf16",

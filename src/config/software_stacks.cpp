@@ -20,7 +20,7 @@ constexpr double kUs = 1e-6;
 constexpr double kTrainingLaunchGap = 12.87 * kUs;
 
 // clang-format off
-constexpr std::array<SoftwareStackProfile, 11> kProfiles{{
+constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
     {"megatron-core",
      "Megatron-Core with Transformer Engine, 2025 releases (NeMo 25.x, Megatron-Bridge, NVIDIA DGX-Cloud "
      "recipes v25)",
@@ -73,6 +73,19 @@ constexpr std::array<SoftwareStackProfile, 11> kProfiles{{
      AttentionKernel::flash2,  // flash-attn 2's varlen kernels
      "nanotron_h100.csv Success rows on one node (their own measured NVLink all-reduce); multi-node rows are "
      "predicted, not fitted: their error is the network's"},
+    // The same kernels as nanotron (its two constants, kept equal by calibrate.py's tags);
+    // the engine of the benchmark's December 2024 runs blocked its host on every pipeline
+    // send and receive: a polled handshake (nanotron's bench branch, p2p.py, sleeps 100 ms
+    // between polls of each metadata transfer).
+    {"nanotron-pre-pp-fix",
+     "Hugging Face nanotron's benchmarking branch before its pipeline fix (nanotron_h100.csv rows with "
+     "after_pp_fix = False): each pipeline send and receive blocks the host on a polled handshake",
+     0.706,  // [CAL stack.nanotron.compute_efficiency]
+     109.4 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
+     AttentionKernel::flash2,  // flash-attn 2's varlen kernels
+     "the stall on nanotron_h100.csv Success rows with after_pp_fix = False, pp > 1 and tp within a node (a TP "
+     "group across nodes has its own error); the kernel constants are nanotron's",
+     0.277},  // [CAL stack.nanotron-pre-pp-fix.pipeline_transfer_stall]
     {"tensorrt-llm",
      "NVIDIA TensorRT-LLM (also the backend of NIM and of NeMo inference)",
      0.828,  // [CAL stack.tensorrt-llm.compute_efficiency]
@@ -119,6 +132,7 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   if (!sw.compute_efficiency_given) sw.compute_efficiency = profile->compute_efficiency;
   if (!sw.kernel_launch_overhead_given) sw.kernel_launch_overhead_s = profile->kernel_launch_overhead_s;
   if (!sw.attention_kernel_given) sw.attention_kernel = profile->attention_kernel;
+  if (!sw.pipeline_transfer_stall_given) sw.pipeline_transfer_stall_s = profile->pipeline_transfer_stall_s;
 }
 
 bool stack_resolved_for(const SoftwareSpec& sw, RunType run_type) {

@@ -99,7 +99,10 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   // Prefill: the prompt through every stage; activations cross pp - 1 boundaries.
   const ForwardCost prefill = forward_cost(ctx, shape);
   const CommCosts::Cost prefill_send = ctx.executor().comm(stage_send(static_cast<double>(shape.norm_tokens()) * hidden_bytes));
-  const double prefill_p2p = (deg.pp - 1) * prefill_send.time_s;
+  // A blocking pipeline engine also holds both ends of each hop for its handshake (once per
+  // hop: the two ends stall at the same time).
+  const double hop_stall_s = hw.sw.pipeline_transfer_stall_s;
+  const double prefill_p2p = (deg.pp - 1) * (prefill_send.time_s + hop_stall_s);
   // Energy of one replica: each of its tp ranks does 1/tp of every layer's work.
   energy::Energy replica = prefill.compute.forward_energy;
   replica.network_j += prefill.network_j + (deg.pp - 1) * prefill_send.energy_j / deg.tp;
@@ -116,7 +119,8 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     const ForwardCost first = forward_cost(ctx, step);
     const auto attention_index = static_cast<std::size_t>(model::OpClass::attention);
     const double decode_p2p =
-        (deg.pp - 1) * ctx.executor().comm(stage_send(static_cast<double>(step.tokens()) * hidden_bytes)).time_s;
+        (deg.pp - 1) *
+        (ctx.executor().comm(stage_send(static_cast<double>(step.tokens()) * hidden_bytes)).time_s + hop_stall_s);
     const double fixed_s = first.compute.forward_total() - first.compute.forward_s[attention_index] + first.tp_s +
                            first.cp_s + first.ep_s + decode_p2p;
     model::Op attention;

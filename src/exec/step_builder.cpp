@@ -166,6 +166,16 @@ StepNode message(StepNodeKind kind, model::Pass pass, double bytes, int peer, in
   return n;
 }
 
+// The host blocked on a pipeline transfer's handshake: it holds the compute stream.
+StepNode transfer_stall(model::Pass pass, double seconds) {
+  StepNode n;
+  n.kind = StepNodeKind::compute;
+  n.transfer_stall = true;
+  n.pass = pass;
+  n.duration_s = seconds;
+  return n;
+}
+
 std::string_view pass_name(int kind) { return kind == 0 ? "fwd" : kind == 1 ? "bwd" : "wgrad"; }
 
 class ProgramWriter {
@@ -338,6 +348,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
   for (int l = 0; l < d.layers; ++l) layer_params[static_cast<std::size_t>(l)] = ctx.rank_layer_parameters(l);
 
   const double boundary = in.comms.boundary.bytes;
+  const double stall_s = hw.sw.pipeline_transfer_stall_s;
   auto tag = [&](int flush, int k, int slot, int dir) { return ((flush * m + k) * slots + slot) * 2 + dir; };
   const int stage_chunks = dual ? 2 : v;
 
@@ -426,6 +437,15 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           r.chunk = task.chunk;
           r.name = w.name(prefix(-1) + (forward ? "recv_activations" : "recv_gradients"));
           entry = {w.add(r, {})};
+          if (stall_s > 0.0) {
+            // Posted in issue order, it stalls while the message is still on its way: the
+            // two ends of a hop wait on the handshake at the same time.
+            StepNode st = transfer_stall(pass, stall_s);
+            st.micro_batch = mb;
+            st.chunk = task.chunk;
+            st.name = w.name(prefix(-1) + (forward ? "recv_activations_stall" : "recv_gradients_stall"));
+            entry.push_back(w.add(st, {}));
+          }
         }
         if (task.kind == 0) {
           if (first_chunk) entry = w.stamp(embedding.forward, entry, prefix(-1) + "embedding.", pass, -1, mb, task.chunk);
@@ -468,6 +488,13 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           sn.micro_batch = mb;
           sn.chunk = task.chunk;
           sn.name = w.name(prefix(-1) + (forward ? "send_activations" : "send_gradients"));
+          if (stall_s > 0.0) {
+            StepNode st = transfer_stall(pass, stall_s);
+            st.micro_batch = mb;
+            st.chunk = task.chunk;
+            st.name = w.name(prefix(-1) + (forward ? "send_activations_stall" : "send_gradients_stall"));
+            entry = {w.add(st, entry)};
+          }
           (void)w.add(sn, entry);
         }
       }

@@ -175,6 +175,10 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const parallel::StepComms step = parallel::training_step_comms(step_in);
   const CommCosts::Cost boundary = executor.comm(step.boundary);
   const double p2p_s = vpp * boundary.time_s;
+  // A blocking pipeline engine holds the stage's host on each receive and send: per
+  // micro-batch and direction, every chunk receives and sends once, but for the pipeline's
+  // two ends.
+  const double transfer_stall_s = hw.sw.pipeline_transfer_stall_s;
 
   // Each group's part and stage time, costed once; then every rank's time.
   std::vector<GraphCost> parts;
@@ -187,8 +191,10 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
     if (g.first) part += embedding;
     if (g.last) part += head;
     parallel::StageTime st;
-    st.forward_s = part.forward_s() + (g.last ? 0.0 : p2p_s);
-    st.backward_s = part.backward_s() + (g.first ? 0.0 : p2p_s);
+    const double stall_s = transfer_stall_s * (2 * vpp - (g.first ? 1 : 0) - (g.last ? 1 : 0));
+    st.forward_s = part.forward_s() + (g.last ? 0.0 : p2p_s) + stall_s;
+    st.backward_s = part.backward_s() + (g.first ? 0.0 : p2p_s) + stall_s;
+    st.transfer_stall_s = 2.0 * stall_s;
     // What a zero-bubble schedule can take out of the backward pass: not the weight
     // gradients that prefetched ZeRO-3 communication would keep the pass as long without.
     st.weight_grad_s = part.compute.weight_grad_s - part.weight_grad_under_prefetch_s;
@@ -207,6 +213,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
       stages[i].forward_s = (single[i].forward_s + mirror.forward_s) / 2.0;
       stages[i].backward_s = (single[i].backward_s + mirror.backward_s) / 2.0;
       stages[i].weight_grad_s = (single[i].weight_grad_s + mirror.weight_grad_s) / 2.0;
+      stages[i].transfer_stall_s = (single[i].transfer_stall_s + mirror.transfer_stall_s) / 2.0;
     }
   }
   const parallel::PipelineTime flush = parallel::pipeline_time(par.pp_schedule, stages, batching.micro_batches, vpp);
@@ -344,7 +351,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
     add(out.breakdown, model::comm_category(purpose), reps * c.comm_s(purpose));
   }
   add(out.breakdown, model::comm_category(model::CommPurpose::pp),
-      reps * ((crit < stages.size() - 1 ? p2p_s : 0.0) + (crit > 0 ? p2p_s : 0.0)));
+      reps * ((crit < stages.size() - 1 ? p2p_s : 0.0) + (crit > 0 ? p2p_s : 0.0) + stages[crit].transfer_stall_s));
   add(out.breakdown, kPipelineBubbleCategory, batching.flushes * flush.bubble_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::dp), dp_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync), embedding_sync.time_s);

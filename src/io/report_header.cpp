@@ -26,7 +26,8 @@ nlohmann::json header_json(const ReportHeader& header) {
     out["software_stack"] = {{"framework", s->framework},
                              {"compute_efficiency", s->compute_efficiency},
                              {"attention_kernel", s->attention_kernel},
-                             {"kernel_launch_overhead_s", s->kernel_launch_overhead_s}};
+                             {"kernel_launch_overhead_s", s->kernel_launch_overhead_s},
+                             {"pipeline_transfer_stall_s", s->pipeline_transfer_stall_s}};
   }
   return out;
 }
@@ -41,8 +42,12 @@ void add_header_cells(CsvRow& row, const ReportHeader& header) {
 std::string header_line(const ReportHeader& header) {
   std::string out = fmt::format("rapidllm {} (schema {}), config {}\n", kVersion, kSchemaVersion, header.config_hash);
   if (const auto& s = header.software_stack) {
-    out += fmt::format("software stack {}: {:.3g} of the kernels' rate, {} attention, {:.3g} us launch gap\n",
+    out += fmt::format("software stack {}: {:.3g} of the kernels' rate, {} attention, {:.3g} us launch gap",
                        s->framework, s->compute_efficiency, s->attention_kernel, s->kernel_launch_overhead_s * 1e6);
+    if (s->pipeline_transfer_stall_s > 0.0) {
+      out += fmt::format(", {:.3g} ms host stall per pipeline transfer", s->pipeline_transfer_stall_s * 1e3);
+    }
+    out += "\n";
   }
   return out;
 }

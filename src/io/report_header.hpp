@@ -28,6 +28,7 @@ struct ReportHeader {
     double compute_efficiency = 1.0;
     std::string attention_kernel;
     double kernel_launch_overhead_s = 0.0;
+    double pipeline_transfer_stall_s = 0.0;
   };
   std::optional<Stack> software_stack;
 };

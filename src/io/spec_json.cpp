@@ -29,6 +29,7 @@ json hardware_json(const HardwareSpec& hw) {
              {"attention_kernel", to_string(hw.sw.attention_kernel)},
              {"activation_recompute", to_string(hw.sw.recompute)},
              {"kernel_launch_overhead_s", hw.sw.kernel_launch_overhead_s},
+             {"pipeline_transfer_stall_s", hw.sw.pipeline_transfer_stall_s},
              {"dp_zero_stage", hw.sw.dp_zero_stage},
              {"precision",
               {{"tensor_format", precision_json(p.tensor_format)}, {"matmul", precision_json(p.matmul)},

@@ -23,6 +23,9 @@ struct StageTime {
   double forward_s = 0.0;       // one micro-batch, incl. sending its activations on
   double backward_s = 0.0;      // incl. weight gradients and recompute
   double weight_grad_s = 0.0;   // the part of backward_s that computes weight gradients
+  // The part of forward_s + backward_s its host spends blocked on pipeline transfers (a
+  // blocking engine's handshakes, sw_param.pipeline_transfer_stall).
+  double transfer_stall_s = 0.0;
 };
 
 struct PipelineTime {

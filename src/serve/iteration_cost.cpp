@@ -131,7 +131,8 @@ double IterationCost::stage_sends_s(std::int64_t tokens) {
   const double bytes = static_cast<double>(tokens) * static_cast<double>(ctx_.dims().hidden) * ctx_.element_bytes();
   const model::CommOp send{CollectiveOp::send_recv, Parallelism::pp, bytes, model::CommPurpose::pp,
                            model::HiddenUnder::nothing, 0.0};
-  return (pp - 1) * ctx_.executor().comm(send).time_s;
+  // A blocking pipeline engine's handshake holds both ends of each hop (once per hop).
+  return (pp - 1) * (ctx_.executor().comm(send).time_s + hardware_.sw.pipeline_transfer_stall_s);
 }
 
 double IterationCost::time_s(std::int64_t decodes, std::int64_t decode_context_sum,

@@ -59,6 +59,7 @@ void use_row_stack(HardwareSpec& hw, const std::string& framework, RunType run_t
                       : has(text, "torchtitan")                        ? "torchtitan"
                       : has(text, "maxtext")                           ? "maxtext"
                       : has(text, "paxml")                             ? "paxml"
+                      : has(text, "nanotron pre-pp-fix")               ? "nanotron-pre-pp-fix"
                       : has(text, "nanotron")                          ? "nanotron"
                       : has(text, "nemo") || has(text, "megatron")     ? "megatron-core"
                                                                        : "auto";

@@ -69,6 +69,11 @@ std::vector<NanotronRow> nanotron_rows(const std::vector<CsvRow>& rows) {
     n.vocab = static_cast<std::int64_t>(required(r, "vocab_size", n.index));
     n.schedule = r.text("pp_engine").find("AllForwardAllBackward") != std::string::npos ? PipelineSchedule::gpipe
                                                                                          : PipelineSchedule::one_f_one_b;
+    const std::string& fixed = r.text("after_pp_fix");
+    if (fixed != "True" && fixed != "False" && !fixed.empty()) {
+      throw Error(fmt::format("nanotron row {}: after_pp_fix is '{}', not True or False", i, fixed));
+    }
+    n.after_pp_fix = fixed != "False";
     std::smatch m;
     kv_from_name.push_back(std::regex_search(name, m, gqa) ? std::stoi(m[1].str()) : 0);
     n.kv_heads = whole(r.number("num_kv_heads").value_or(0));
@@ -127,7 +132,8 @@ Scenario nanotron_scenario(const NanotronRow& row, const HardwareSpec& h100) {
   m.attention.use_flash_attention = true;
 
   HardwareSpec hw = h100;
-  use_row_stack(hw, "nanotron", RunType::training);
+  // The runs before the benchmark's pipeline fix ran the blocking pipeline engine.
+  use_row_stack(hw, row.after_pp_fix ? "nanotron" : "nanotron pre-pp-fix", RunType::training);
   ParallelismSpec& p = hw.parallelism;
   p.tp = row.tp;
   p.tp_sp = row.tp > 1;  // tp_mode REDUCE_SCATTER on every row

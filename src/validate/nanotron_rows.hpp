@@ -12,7 +12,8 @@
 //   dp x mbs x batch_accum sequences of seq_len tokens; tp_mode REDUCE_SCATTER = sequence
 //   parallel; pp_engine OneForwardOneBackward = 1F1B (blank on failed rows: nanotron's
 //   default, 1F1B), AllForwardAllBackward = GPipe; no activation recompute (nanotron's
-//   recompute_layer defaults to off); the nanotron stack's precisions (nanotron_stack.hpp).
+//   recompute_layer defaults to off); the nanotron stack's precisions (nanotron_stack.hpp);
+//   the nanotron profile, or nanotron-pre-pp-fix for the runs with after_pp_fix = False.
 // - Placement: nanotron numbers ranks (pp, dp, cp, tp) with tp fastest
 //   (parallel/context.py), so the groups are laid out tp, cp, dp, pp innermost first.
 // - Network, for throughput rows: the shipped H100 file's NVSwitch and InfiniBand
@@ -43,6 +44,9 @@ struct NanotronRow {
   int nodes = 0;
   int dp = 1, tp = 1, pp = 1, micro_batch_size = 1, accumulation = 1, zero_stage = 0, seq_len = 0;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  // after_pp_fix: run after the benchmark's pipeline-engine fix (blank counts as after);
+  // the runs before it take the nanotron-pre-pp-fix stack.
+  bool after_pp_fix = true;
   // Architecture, after filling from the same size's Success rows.
   int layers = 0, heads = 0, kv_heads = 0;
   std::int64_t hidden = 0, ffn = 0, vocab = 0;

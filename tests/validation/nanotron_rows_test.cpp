@@ -25,7 +25,7 @@ const HardwareSpec& h100() {
 
 // A row as the file has it; a failed run logs no architecture beyond hidden/layers/heads/vocab.
 CsvRow row(const std::string& name, const std::string& status, int nodes, int dp, int tp, int pp, int mbs, int acc,
-           int zero, bool logged_architecture) {
+           int zero, bool logged_architecture, const std::string& after_pp_fix = "") {
   std::map<std::string, std::string> f{
       {"name", name},       {"status", status},  {"nodes", std::to_string(nodes)}, {"dp", std::to_string(dp)},
       {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}, {"mbs", std::to_string(mbs)},
@@ -41,6 +41,7 @@ CsvRow row(const std::string& name, const std::string& status, int nodes, int dp
     f["tie_word_embeddings"] = big ? "False" : "True";
     f["pp_engine"] = "OneForwardOneBackwardPipelineEngine";
   }
+  if (!after_pp_fix.empty()) f["after_pp_fix"] = after_pp_fix;
   return CsvRow(f);
 }
 
@@ -149,6 +150,25 @@ TEST(NanotronRows, NetworkReproducesTheRowsAllReduces) {
   EXPECT_NEAR(busbw(128) / 53e9, 1.0, 0.01);
   r.all_reduce_gbps = 0.0;
   EXPECT_FALSE(nanotron_network(r, s.hardware, reason));
+}
+
+TEST(NanotronRows, RunsBeforeThePipelineFixTakeTheBlockingEngine) {
+  const std::string name = "1.34G_dp2_tp4_pp8_acc32_mbs1_seq4096_zero1_tpmodeRED_vocab131k";
+  const CsvRow before = row(name, "Success", 8, 2, 4, 8, 1, 32, 1, true, "False");
+  const CsvRow after = row(name, "Success", 8, 2, 4, 8, 1, 32, 1, true, "True");
+  const auto rows = nanotron_rows({before, after});
+  EXPECT_FALSE(rows[0].after_pp_fix);
+  EXPECT_TRUE(rows[1].after_pp_fix);
+  const SoftwareSpec blocking = nanotron_scenario(rows[0], h100()).hardware.sw;
+  const SoftwareSpec fixed = nanotron_scenario(rows[1], h100()).hardware.sw;
+  EXPECT_EQ(blocking.stack, "nanotron-pre-pp-fix");
+  EXPECT_EQ(fixed.stack, "nanotron");
+  EXPECT_GT(blocking.pipeline_transfer_stall_s, 0.1);  // fitted: 0.277 s
+  EXPECT_DOUBLE_EQ(fixed.pipeline_transfer_stall_s, 0.0);
+  // The same kernels: only the engine differs.
+  EXPECT_DOUBLE_EQ(blocking.compute_efficiency, fixed.compute_efficiency);
+  EXPECT_DOUBLE_EQ(blocking.kernel_launch_overhead_s, fixed.kernel_launch_overhead_s);
+  EXPECT_THROW((void)nanotron_rows({row(name, "Success", 8, 2, 4, 8, 1, 32, 1, true, "maybe")}), Error);
 }
 
 TEST(NanotronRows, BadRowsAreRefusedWithTheirColumn) {

@@ -129,6 +129,7 @@ std::vector<Probe> probes() {
       {"sw_param.full_recomputation", &kTrain, {"sw_param.full_recomputation=true"}},
       {"sw_param.activation_recompute", &kTrain, {"sw_param.activation_recompute=full"}},
       {"sw_param.kernel_launch_overhead", &kInfer, {"sw_param.kernel_launch_overhead=50 us"}},
+      {"sw_param.pipeline_transfer_stall", &kTrain, {"sw_param.pipeline_transfer_stall=100 ms"}},
       {"sw_param.framework", &kTrain, {"sw_param.framework=composer-fsdp"}},
       {"sw_param.compute_efficiency", &kTrain, {"sw_param.compute_efficiency=0.5"}},
       {"sw_param.attention_kernel", &kTrain, {"sw_param.attention_kernel=flash2"}},

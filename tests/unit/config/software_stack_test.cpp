@@ -31,6 +31,9 @@ TEST(SoftwareStack, EveryNamedProfileHasItsOwnSaneConstants) {
     // A host gap, not a kernel: eager PyTorch behind nanotron's Python blocks is the slowest (~110 us).
     EXPECT_LT(p.kernel_launch_overhead_s, 2e-4) << name;
     EXPECT_FALSE(p.calibration.empty()) << name;
+    // Asynchronous pipeline transfers, but for nanotron's benchmarking branch before its fix.
+    EXPECT_EQ(p.pipeline_transfer_stall_s > 0.0, name == "nanotron-pre-pp-fix") << name;
+    EXPECT_LT(p.pipeline_transfer_stall_s, 1.0) << name;
   }
   EXPECT_FALSE(software_stack_profile("auto").has_value());  // resolved first, never looked up
   EXPECT_FALSE(software_stack_profile("deepspeed-0.1").has_value());
@@ -83,6 +86,16 @@ TEST(SoftwareStack, ValuesTheConfigSetsWinOverTheProfile) {
   EXPECT_EQ(sw.stack, "lmdeploy");
   EXPECT_DOUBLE_EQ(sw.compute_efficiency, 0.5);
   EXPECT_DOUBLE_EQ(sw.kernel_launch_overhead_s, 3e-6);
+}
+
+TEST(SoftwareStack, APipelineTransferStallIsAProfileValueAConfigCanSet) {
+  EXPECT_DOUBLE_EQ(load_hardware(kH100).sw.pipeline_transfer_stall_s, 0.0);
+  const HardwareSpec blocking = load_hardware(kH100, {"sw_param.framework=nanotron-pre-pp-fix"});
+  EXPECT_DOUBLE_EQ(blocking.sw.pipeline_transfer_stall_s, profile("nanotron-pre-pp-fix").pipeline_transfer_stall_s);
+  const HardwareSpec set =
+      load_hardware(kH100, {"sw_param.framework=nanotron-pre-pp-fix", "sw_param.pipeline_transfer_stall=40 ms"});
+  EXPECT_DOUBLE_EQ(set.sw.pipeline_transfer_stall_s, 0.04);
+  EXPECT_THROW((void)load_hardware(kH100, {"sw_param.pipeline_transfer_stall=-1 s"}), ConfigError);
 }
 
 TEST(SoftwareStack, AnInferenceWorkloadResolvesAutoToItsEngine) {

@@ -49,6 +49,18 @@ TEST(InferencePredictor, DecodeSumEqualsStepByStep) {
   EXPECT_DOUBLE_EQ(p.decode_tokens_per_s, 32.0 * 300.0 / p.decode_time_s);
 }
 
+TEST(InferencePredictor, ABlockingPipelineEngineStallsOncePerHop) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  hw.parallelism.pp = 4;
+  const LlmModelSpec m = inference(shipped_model("llama3.1-8b"), 8, 1000, 100);
+  const InferencePrediction asynchronous = predict_inference(hw, m, "test");
+  hw.sw.pipeline_transfer_stall_s = 0.01;
+  const InferencePrediction blocking = predict_inference(hw, m, "test");
+  // The prompt and every generated token cross 3 hops, each holding both its ends 10 ms.
+  EXPECT_NEAR(blocking.prefill_time_s - asynchronous.prefill_time_s, 3 * 0.01, 1e-9);
+  EXPECT_NEAR(blocking.decode_time_s - asynchronous.decode_time_s, 100 * 3 * 0.01, 1e-9);
+}
+
 // Context parallelism shards the KV cache by position: a decode step's attention runs over
 // ceil(kv / cp) tokens on each rank. The closed-form sum over the steps must still equal the
 // steps one by one, block edges included (an odd start and length over cp = 2 ranks).

@@ -25,6 +25,7 @@ struct Plan {
   bool sp = false;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   bool full_recompute = false;
+  double transfer_stall_s = 0.0;  // a blocking pipeline engine's host stall per transfer
 };
 
 HardwareSpec plan_hardware(const Plan& p) {
@@ -39,6 +40,7 @@ HardwareSpec plan_hardware(const Plan& p) {
   hw.parallelism.pp_schedule = p.schedule;
   hw.sw.dp_zero_stage = p.zero;
   if (p.full_recompute) hw.sw.recompute = ActivationRecompute::full;
+  hw.sw.pipeline_transfer_stall_s = p.transfer_stall_s;
   return hw;
 }
 
@@ -73,6 +75,13 @@ const Plan kPlans[] = {
     {"70b_tp8_pp4_interleaved_full_recompute", "llama3.1-70b", 8, 4, 1, 1, 8, 2, 0, true,
      PipelineSchedule::interleaved_1f1b, true},
     {"70b_tp4_cp2_pp2_dp2_zero3", "llama3.1-70b", 4, 2, 2, 2, 4, 1, 3, true},
+    // Host stalls on every transfer (nanotron before its pipeline fix), as large as a stage's
+    // micro-batch: the simulated receive stall runs while its message is on the way, the
+    // formula counts one stall per hop on the fill path.
+    {"7b_pp4_1f1b_blocking_transfers", "llama2-7b", 2, 4, 1, 1, 16, 1, 0, false, PipelineSchedule::one_f_one_b, false,
+     0.05},
+    {"7b_pp4_interleaved_blocking_transfers", "llama2-7b", 2, 4, 1, 1, 16, 2, 0, false,
+     PipelineSchedule::interleaved_1f1b, false, 0.05},
 };
 
 class Consistency : public ::testing::TestWithParam<Plan> {};
@@ -80,7 +89,10 @@ class Consistency : public ::testing::TestWithParam<Plan> {};
 // Nothing congests the analytical network: the simulated step (schedule from dependencies,
 // gradient buckets, optimizer) must land within 2 % of the formulas. Measured: within
 // 0.31 % for every plan here except ZB-H1 (-1.1 %: the simulated W passes fill the
-// cool-down exactly; the formula's (p-1)(F+B-W) assumes F = B = W).
+// cool-down exactly; the formula's (p-1)(F+B-W) assumes F = B = W). Blocking transfers
+// within 5 %: a simulated receive stall starts as soon as the stream is free, so it also
+// hides in waits the formula's per-hop half does not count (measured -3.9 % 1F1B, -2.6 %
+// interleaved).
 TEST_P(Consistency, SimulatedStepMatchesTheAnalyticalEvaluatorOnAnIdleNetwork) {
   const Plan& p = GetParam();
   const HardwareSpec hw = plan_hardware(p);
@@ -89,7 +101,7 @@ TEST_P(Consistency, SimulatedStepMatchesTheAnalyticalEvaluatorOnAnIdleNetwork) {
   const TrainingPrediction sim = run(hw, m, simulated(NetworkKind::analytical));
   EXPECT_EQ(sim.execution.pipeline, "simulated");
   EXPECT_EQ(sim.execution.simulated_units, p.pp);  // symmetry: one unit per stage
-  EXPECT_NEAR(sim.step_time_s / formula.step_time_s, 1.0, 0.02)
+  EXPECT_NEAR(sim.step_time_s / formula.step_time_s, 1.0, p.transfer_stall_s > 0.0 ? 0.05 : 0.02)
       << "formula " << formula.step_time_s << " s, simulated " << sim.step_time_s << " s";
   // The simulated breakdown accounts for the whole step.
   double sum = 0.0;

@@ -63,6 +63,26 @@ TEST(TrainingPredictor, PipelineBubbleFollowsTheSchedule) {
   EXPECT_NEAR(interleaved.pipeline_bubble_fraction, 3.0 / 19.0, 0.01);  // (p-1)/(v m + p - 1)
 }
 
+TEST(TrainingPredictor, ABlockingPipelineEngineStallsEachTransfer) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  hw.parallelism.pp = 4;
+  hw.parallelism.mb = 8;
+  LlmModelSpec m = shipped_model("llama3.1-8b");
+  m.global_batch_size = 8;
+  m.vocab_size = 256;  // four near-equal stages
+  const TrainingPrediction asynchronous = predict_training(hw, m, "test");
+  const double h = 0.25;
+  hw.sw.pipeline_transfer_stall_s = h;
+  const TrainingPrediction blocking = predict_training(hw, m, "test");
+  // A middle stage receives and sends each way: 4h per micro-batch for all 8 of them. On
+  // the fill and drain path the other three stages' 4h + 2h + 2h count half (a hop's two
+  // ends stall together): (4 x 8 + 4) h. (Without stalls the last stage, with the head,
+  // was critical by 0.2 ms of pipeline sends less: hence the tolerance.)
+  EXPECT_NEAR(blocking.step_time_s - asynchronous.step_time_s, (4 * 8 + 4) * h, 1e-3);
+  EXPECT_NEAR(category(blocking, "communication.pp") - category(asynchronous, "communication.pp"), 4 * 8 * h, 1e-2);
+  EXPECT_NEAR(breakdown_sum(blocking), blocking.step_time_s, 1e-9 * blocking.step_time_s);
+}
+
 TEST(TrainingPredictor, FullRecomputeRepeatsTheLayerForward) {
   HardwareSpec hw = shipped_hardware("A100_SXM4_80GB");
   LlmModelSpec m = shipped_model("llama2-7b");

@@ -32,6 +32,23 @@ TEST(PipelineSchedule, ZeroBubbleRemovesTwoWeightPassesPerStage) {
   EXPECT_DOUBLE_EQ(t.busy_s, 24.0);
 }
 
+TEST(PipelineSchedule, TransferStallsCountOncePerHopOnTheFillPath) {
+  // A blocking engine stalls h per transfer: 4h per micro-batch on a middle stage, 2h on
+  // the two ends (f and b below include them). The busy part keeps the critical stage's
+  // 4h per micro-batch; on the fill and drain path a hop's two ends stall together, so the
+  // other stages' 4h + 2h + 2h count half: 4h.
+  const double h = 0.5;
+  std::vector<StageTime> stages(4, StageTime{1.0 + 2 * h, 2.0 + 2 * h, 1.0, 4 * h});
+  stages.front() = stages.back() = StageTime{1.0 + h, 2.0 + h, 1.0, 2 * h};
+  const int m = 8;
+  const PipelineTime t = pipeline_time(PipelineSchedule::one_f_one_b, stages, m, 1);
+  EXPECT_DOUBLE_EQ(t.busy_s, m * (3.0 + 4 * h));
+  EXPECT_DOUBLE_EQ(t.bubble_s, 3 * 3.0 + 4 * h);
+  // Zero bubble takes the same half out of each other stage.
+  const PipelineTime zb = pipeline_time(PipelineSchedule::zero_bubble, stages, m, 1);
+  EXPECT_DOUBLE_EQ(zb.bubble_s, 3 * (3.0 - 2.0) + 4 * h);
+}
+
 TEST(PipelineSchedule, DualPipeNeedsEvenStages) {
   // (p/2 - 1)(F&B + B - 3W) with F&B = f + b = 3 and B = b - w = 1 (input gradients
   // alone, as DeepSeek-V3's table 2 counts it): (4 - 1)(3 + 1 - 3) = 3.
