@@ -46,6 +46,10 @@ def single_node(r): return float(r.get('nodes') or 0) == 1.0
 
 # The 8xH100 nccl-tests all-reduce sweep, every size: it fixes the NVLink protocol constants.
 NCCL_SWEEP = [('collective', 'dgxc-nccl', 'busbw_bytes_per_s', every)]
+# NVLink 5 on one B200 node (stas00/ml-engineering): its even rows are the ring all-reduces
+# at 8 GiB over 4-8 GPUs (NVLS off), which fix the ring's share of the bandwidth. The NVLS
+# and size-sweep rows are all odd (held out): the protocol constants stay H100's.
+B200_NCCL = [('collective', 'stas00/ml-engineering', 'busbw_bytes_per_s', b200)]
 
 FITS = {
     'H100_SXM5_80GB': [
@@ -57,6 +61,9 @@ FITS = {
         ('ll128_latency_us', 0.0, 30.0, NCCL_SWEEP),
         # Attention-bound: NeMo at 16k-128k tokens per sequence.
         ('softmax_overlap', 0.0, 1.0, [('training', 'nemo-long-sequence', 'tflops_per_gpu', every)]),
+    ],
+    'B200_HGX_180GB': [
+        ('nvlink_util', 0.4, 1.0, B200_NCCL),
     ],
     'A100_SXM4_80GB': [
         # Decode at small batches: memory-bound, and the KV cache fits (larger batches run
@@ -165,7 +172,7 @@ STACK_KEYS = {'compute_efficiency': 'sw_param.compute_efficiency={}',
 TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].*)$')
 # A copy of another device's fitted value, tagged `# [H100 name]`: rewritten with it.
 COPY_TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[(\w+) (\w+)\].*)$')
-SHORT_NAMES = {'H100_SXM5_80GB': 'H100', 'A100_SXM4_80GB': 'A100'}
+SHORT_NAMES = {'H100_SXM5_80GB': 'H100', 'A100_SXM4_80GB': 'A100', 'B200_HGX_180GB': 'B200'}
 
 
 def binary():
