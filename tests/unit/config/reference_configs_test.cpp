@@ -183,19 +183,23 @@ std::map<std::string, std::string> tagged_values(const std::string& path, const 
 }
 
 TEST(ShippedConfigs, CopiedConstantsEqualTheirSource) {
-  const auto h100 = tagged_values(shipped("configs/hardware/H100_SXM5_80GB.yaml"), "CAL");
-  ASSERT_GE(h100.size(), 9u);
-  int copies = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(shipped("configs/hardware"))) {
-    for (const auto& [name, value] : tagged_values(entry.path().string(), "H100")) {
-      ASSERT_TRUE(h100.count(name)) << entry.path() << ": no [CAL " << name << "] in the H100 file";
-      EXPECT_EQ(value, h100.at(name)) << entry.path() << ": " << name;
-      ++copies;
+  std::map<std::string, int> copies;
+  for (const auto& [tag, file] : {std::pair{"H100", "H100_SXM5_80GB"}, {"B200", "B200_HGX_180GB"}}) {
+    const auto source = tagged_values(shipped(std::string("configs/hardware/") + file + ".yaml"), "CAL");
+    ASSERT_FALSE(source.empty()) << file;
+    for (const auto& entry : std::filesystem::directory_iterator(shipped("configs/hardware"))) {
+      for (const auto& [name, value] : tagged_values(entry.path().string(), tag)) {
+        ASSERT_TRUE(source.count(name)) << entry.path() << ": no [CAL " << name << "] in the " << tag << " file";
+        EXPECT_EQ(value, source.at(name)) << entry.path() << ": " << name;
+        ++copies[tag];
+      }
     }
   }
   // H200 keeps H100's protocol, softmax, HBM and 16-bit GEMM constants (its FP8 GEMM rate
-  // is its own measurement); B200, GB200 and GB300 the protocol and softmax constants.
-  EXPECT_EQ(copies, 8 + 3 * 6);
+  // is its own measurement); B200, GB200 and GB300 its NVLS, LL/LL128 and softmax constants.
+  EXPECT_EQ(copies["H100"], 8 + 3 * 5);
+  // GB200 and GB300 take B200's fitted NVLink 5 ring share.
+  EXPECT_EQ(copies["B200"], 2);
 }
 
 }  // namespace
