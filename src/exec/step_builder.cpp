@@ -167,12 +167,14 @@ StepNode message(StepNodeKind kind, model::Pass pass, double bytes, int peer, in
 }
 
 // The host blocked on a pipeline transfer's handshake: it holds the compute stream.
-StepNode transfer_stall(model::Pass pass, double seconds) {
+StepNode transfer_stall(model::Pass pass, double seconds, int micro_batch, int chunk) {
   StepNode n;
   n.kind = StepNodeKind::compute;
   n.transfer_stall = true;
   n.pass = pass;
   n.duration_s = seconds;
+  n.micro_batch = micro_batch;
+  n.chunk = chunk;
   return n;
 }
 
@@ -440,9 +442,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           if (stall_s > 0.0) {
             // Posted in issue order, it stalls while the message is still on its way: the
             // two ends of a hop wait on the handshake at the same time.
-            StepNode st = transfer_stall(pass, stall_s);
-            st.micro_batch = mb;
-            st.chunk = task.chunk;
+            StepNode st = transfer_stall(pass, stall_s, mb, task.chunk);
             st.name = w.name(prefix(-1) + (forward ? "recv_activations_stall" : "recv_gradients_stall"));
             entry.push_back(w.add(st, {}));
           }
@@ -489,9 +489,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           sn.chunk = task.chunk;
           sn.name = w.name(prefix(-1) + (forward ? "send_activations" : "send_gradients"));
           if (stall_s > 0.0) {
-            StepNode st = transfer_stall(pass, stall_s);
-            st.micro_batch = mb;
-            st.chunk = task.chunk;
+            StepNode st = transfer_stall(pass, stall_s, mb, task.chunk);
             st.name = w.name(prefix(-1) + (forward ? "send_activations_stall" : "send_gradients_stall"));
             entry = {w.add(st, entry)};
           }
