@@ -70,8 +70,10 @@ struct SoftwareSpec {
   // (FlashAttention-2: 0, FlashAttention-3's ping-pong scheduling on Hopper: ~1).
   double attention_softmax_overlap = 0.0;
   // Parameters per data-parallel gradient bucket: buckets are reduced while backward
-  // still runs, the last one after it (Megatron-LM's default is 40M).
+  // still runs, the last one after it (Megatron-LM's default is 40M). The profile's unless
+  // given.
   double dp_bucket_params = 40e6;
+  bool dp_bucket_params_given = false;
 };
 
 struct CoreSpec {

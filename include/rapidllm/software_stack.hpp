@@ -30,7 +30,13 @@ struct SoftwareStackProfile {
   // Host time its pipeline engine blocks on each send and receive between stages (0: the
   // transfers are asynchronous, only their network time counts).
   double pipeline_transfer_stall_s = 0.0;
+  // Parameters per data-parallel gradient bucket (Megatron-LM's 40M); kOneGradientBuffer: the
+  // whole buffer reduced once backward has finished, nothing overlapped.
+  double dp_bucket_params = 40e6;
 };
+
+// A bucket no model fills: the gradients are reduced in one piece after backward.
+inline constexpr double kOneGradientBuffer = 1e15;
 
 // "auto" picks megatron-core for training and tensorrt-llm for inference.
 inline constexpr std::string_view kAutoFramework = "auto";
@@ -38,8 +44,8 @@ inline constexpr std::string_view kAutoFramework = "auto";
 // nullopt for an unknown name ("auto" is not a profile: resolve it first).
 [[nodiscard]] std::optional<SoftwareStackProfile> software_stack_profile(std::string_view name);
 [[nodiscard]] const std::vector<std::string_view>& software_stack_names();
-// Fills sw's compute_efficiency, kernel_launch_overhead_s, attention_kernel and
-// pipeline_transfer_stall_s from the profile sw.framework
+// Fills sw's compute_efficiency, kernel_launch_overhead_s, attention_kernel,
+// pipeline_transfer_stall_s and dp_bucket_params from the profile sw.framework
 // names ("auto" resolved for run_type), except the values the config set itself.
 void apply_software_stack(SoftwareSpec& sw, RunType run_type);
 // Whether sw's profile is the one run_type resolves to (a spec built by hand, with none

@@ -12,7 +12,8 @@ namespace rapidllm::detail {
 inline io::ReportHeader::Stack stack_echo(const SoftwareSpec& spec, RunType run_type) {
   const SoftwareSpec sw = effective_software(spec, run_type);
   return {sw.stack.empty() ? std::string("(none)") : sw.stack, sw.compute_efficiency,
-          std::string(to_string(sw.attention_kernel)), sw.kernel_launch_overhead_s, sw.pipeline_transfer_stall_s};
+          std::string(to_string(sw.attention_kernel)), sw.kernel_launch_overhead_s, sw.pipeline_transfer_stall_s,
+          sw.dp_bucket_params};
 }
 
 }  // namespace rapidllm::detail

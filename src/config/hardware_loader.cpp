@@ -44,6 +44,10 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.attention_kernel = kernel == "flash2" ? AttentionKernel::flash2 : AttentionKernel::flash3;
     out.attention_kernel_given = true;
   }
+  if (const auto bucket = sw.child("dp_bucket_params").optional_real()) {
+    out.dp_bucket_params = *bucket;
+    out.dp_bucket_params_given = true;
+  }
   // Training until the workload says otherwise (load_inputs re-applies it for inference).
   apply_software_stack(out, RunType::training);
   out.dp_zero_stage = sw.child("dp_zero_stage").small_integer();
@@ -67,7 +71,6 @@ SoftwareSpec read_software(const Cursor& sw) {
   }
   out.const_mem_offset_bytes = sw.child("const_mem_offset").size_bytes();
   out.attention_softmax_overlap = sw.child("attention_softmax_overlap").real();
-  out.dp_bucket_params = sw.child("dp_bucket_params").real();
   out.dp_microbatch = sw.child("dp_microbatch").choice() == "last_mb" ? DpMicrobatchSync::last_mb
                                                                        : DpMicrobatchSync::every_mb;
   return out;

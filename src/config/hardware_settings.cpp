@@ -85,8 +85,10 @@ std::vector<Setting> hardware_settings() {
       {"sw_param.attention_softmax_overlap", H, ValueKind::real, "", "0",
        "[rapidllm] share of fused attention's softmax hidden under its matmuls (FlashAttention-2: 0, -3: 1)", {}, 0.0,
        1.0},
-      {"sw_param.dp_bucket_params", H, ValueKind::real, "", "40e6",
-       "[rapidllm] parameters per data-parallel gradient bucket (Megatron-LM default 40M)", {}, 1.0, 1e15},
+      {"sw_param.dp_bucket_params", H, ValueKind::real, "", "null",
+       "[rapidllm] parameters per data-parallel gradient bucket, reduced while backward still runs (absent: the "
+       "framework profile's; Megatron-LM's 40M, megatron-lm-2020 one bucket of every gradient after backward)",
+       {}, 1.0, 1e15, true},
       {"sw_param.dp_microbatch", H, ValueKind::choice, "", "every_mb",
        "when data-parallel gradients are synchronised", {"every_mb", "last_mb"}},
 

@@ -35,12 +35,17 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of nemo, nemo-long-sequence and megatron-core (r0.8.0) on H100, dense"},
+    // Its default DDP (--DDP-impl local) all-reduces the whole gradient buffer after the
+    // backward step (training.py backward_step -> model.allreduce_params), overlapping nothing.
     {"megatron-lm-2020",
-     "Megatron-LM v2 (2020): unfused attention (no FlashAttention), fused kernels of its day",
-     0.643,  // [CAL stack.megatron-lm-2020.compute_efficiency]
+     "Megatron-LM v2 (2020): unfused attention (no FlashAttention), fused kernels of its day, gradients "
+     "all-reduced in one buffer after backward",
+     0.648,  // [CAL stack.megatron-lm-2020.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // its fused kernels predate Hopper
-     "training.csv rows of megatron-2020 on A100"},
+     "training.csv rows of megatron-2020 on A100",
+     0.0,
+     kOneGradientBuffer},
     {"composer-fsdp",
      "MosaicML Composer / llm-foundry on PyTorch FSDP (2023 benchmark tables)",
      0.63,  // [CAL stack.composer-fsdp.compute_efficiency]
@@ -133,6 +138,7 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   if (!sw.kernel_launch_overhead_given) sw.kernel_launch_overhead_s = profile->kernel_launch_overhead_s;
   if (!sw.attention_kernel_given) sw.attention_kernel = profile->attention_kernel;
   if (!sw.pipeline_transfer_stall_given) sw.pipeline_transfer_stall_s = profile->pipeline_transfer_stall_s;
+  if (!sw.dp_bucket_params_given) sw.dp_bucket_params = profile->dp_bucket_params;
 }
 
 bool stack_resolved_for(const SoftwareSpec& sw, RunType run_type) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "rapidllm/software_stack.hpp"
 #include "rapidllm/version.hpp"
 
 namespace rapidllm::io {
@@ -27,7 +28,8 @@ nlohmann::json header_json(const ReportHeader& header) {
                              {"compute_efficiency", s->compute_efficiency},
                              {"attention_kernel", s->attention_kernel},
                              {"kernel_launch_overhead_s", s->kernel_launch_overhead_s},
-                             {"pipeline_transfer_stall_s", s->pipeline_transfer_stall_s}};
+                             {"pipeline_transfer_stall_s", s->pipeline_transfer_stall_s},
+                             {"dp_bucket_params", s->dp_bucket_params}};
   }
   return out;
 }
@@ -44,6 +46,7 @@ std::string header_line(const ReportHeader& header) {
   if (const auto& s = header.software_stack) {
     out += fmt::format("software stack {}: {:.3g} of the kernels' rate, {} attention, {:.3g} us launch gap",
                        s->framework, s->compute_efficiency, s->attention_kernel, s->kernel_launch_overhead_s * 1e6);
+    if (s->dp_bucket_params >= kOneGradientBuffer) out += ", gradients reduced in one buffer after backward";
     if (s->pipeline_transfer_stall_s > 0.0) {
       out += fmt::format(", {:.3g} ms host stall per pipeline transfer", s->pipeline_transfer_stall_s * 1e3);
     }

@@ -29,6 +29,7 @@ struct ReportHeader {
     std::string attention_kernel;
     double kernel_launch_overhead_s = 0.0;
     double pipeline_transfer_stall_s = 0.0;
+    double dp_bucket_params = 0.0;
   };
   std::optional<Stack> software_stack;
 };

@@ -34,6 +34,8 @@ TEST(SoftwareStack, EveryNamedProfileHasItsOwnSaneConstants) {
     // Asynchronous pipeline transfers, but for nanotron's benchmarking branch before its fix.
     EXPECT_EQ(p.pipeline_transfer_stall_s > 0.0, name == "nanotron-pre-pp-fix") << name;
     EXPECT_LT(p.pipeline_transfer_stall_s, 1.0) << name;
+    // Megatron-LM's 40M-parameter gradient buckets, but for its 2020 DDP's one buffer.
+    EXPECT_DOUBLE_EQ(p.dp_bucket_params, name == "megatron-lm-2020" ? kOneGradientBuffer : 40e6) << name;
   }
   EXPECT_FALSE(software_stack_profile("auto").has_value());  // resolved first, never looked up
   EXPECT_FALSE(software_stack_profile("deepspeed-0.1").has_value());
@@ -96,6 +98,15 @@ TEST(SoftwareStack, APipelineTransferStallIsAProfileValueAConfigCanSet) {
       load_hardware(kH100, {"sw_param.framework=nanotron-pre-pp-fix", "sw_param.pipeline_transfer_stall=40 ms"});
   EXPECT_DOUBLE_EQ(set.sw.pipeline_transfer_stall_s, 0.04);
   EXPECT_THROW((void)load_hardware(kH100, {"sw_param.pipeline_transfer_stall=-1 s"}), ConfigError);
+}
+
+TEST(SoftwareStack, TheGradientBucketIsAProfileValueAConfigCanSet) {
+  EXPECT_DOUBLE_EQ(load_hardware(kH100).sw.dp_bucket_params, 40e6);
+  EXPECT_DOUBLE_EQ(load_hardware(kH100, {"sw_param.framework=megatron-lm-2020"}).sw.dp_bucket_params,
+                   kOneGradientBuffer);
+  EXPECT_DOUBLE_EQ(
+      load_hardware(kH100, {"sw_param.framework=megatron-lm-2020", "sw_param.dp_bucket_params=25e6"}).sw.dp_bucket_params,
+      25e6);
 }
 
 TEST(SoftwareStack, AnInferenceWorkloadResolvesAutoToItsEngine) {

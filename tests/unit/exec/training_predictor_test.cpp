@@ -4,7 +4,10 @@
 
 #include "exec/training_predictor.hpp"
 #include "llm_fixtures.hpp"
+#include "model/llm_dims.hpp"
+#include "network/analytical_collectives.hpp"
 #include "rapidllm/error.hpp"
+#include "rapidllm/software_stack.hpp"
 
 namespace rapidllm::exec {
 namespace {
@@ -81,6 +84,29 @@ TEST(TrainingPredictor, ABlockingPipelineEngineStallsEachTransfer) {
   EXPECT_NEAR(blocking.step_time_s - asynchronous.step_time_s, (4 * 8 + 4) * h, 1e-3);
   EXPECT_NEAR(category(blocking, "communication.pp") - category(asynchronous, "communication.pp"), 4 * 8 * h, 1e-2);
   EXPECT_NEAR(breakdown_sum(blocking), blocking.step_time_s, 1e-9 * blocking.step_time_s);
+}
+
+TEST(TrainingPredictor, OneGradientBufferAfterBackwardExposesTheWholeAllReduce) {
+  // Megatron-LM 2020's DDP: every gradient all-reduced in one buffer once backward is done.
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  hw.parallelism.dp = 8;
+  hw.parallelism.mb = 1;
+  LlmModelSpec m = shipped_model("llama2-7b");
+  m.global_batch_size = 8;
+  const TrainingPrediction bucketed = predict_training(hw, m, "test");
+  hw.sw.dp_bucket_params = kOneGradientBuffer;
+  const TrainingPrediction one_buffer = predict_training(hw, m, "test");
+  const double params = model::parameter_count(model::llm_dims(m, "test"));
+  // With tp 1 the 8 data-parallel ranks fill one NVLink node.
+  const double exposed = network::estimate_collective(CollectiveOp::all_reduce,
+                                                      params * hw.sw.precision.grad_communication.bytes,
+                                                      {GroupSpan{&hw.network.dimensions[0], 8}}, hw.execution)
+                             .time_s;
+  EXPECT_NEAR(category(one_buffer, "communication.dp"), exposed, 1e-6 * exposed);
+  // 40M-parameter buckets leave only the last one after backward.
+  EXPECT_LT(category(bucketed, "communication.dp"), 0.1 * exposed);
+  EXPECT_NEAR(one_buffer.step_time_s - bucketed.step_time_s,
+              exposed - category(bucketed, "communication.dp"), 1e-6 * one_buffer.step_time_s);
 }
 
 TEST(TrainingPredictor, FullRecomputeRepeatsTheLayerForward) {
