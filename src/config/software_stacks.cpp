@@ -44,7 +44,7 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // its fused kernels predate Hopper
      "training.csv rows of megatron-2020 on A100",
-     0.0,
+     0.0,  // asynchronous pipeline sends
      kOneGradientBuffer},
     {"composer-fsdp",
      "MosaicML Composer / llm-foundry on PyTorch FSDP (2023 benchmark tables)",

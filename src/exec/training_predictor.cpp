@@ -175,10 +175,6 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const parallel::StepComms step = parallel::training_step_comms(step_in);
   const CommCosts::Cost boundary = executor.comm(step.boundary);
   const double p2p_s = vpp * boundary.time_s;
-  // A blocking pipeline engine holds the stage's host on each receive and send: per
-  // micro-batch and direction, every chunk receives and sends once, but for the pipeline's
-  // two ends.
-  const double transfer_stall_s = hw.sw.pipeline_transfer_stall_s;
 
   // Each group's part and stage time, costed once; then every rank's time.
   std::vector<GraphCost> parts;
@@ -191,7 +187,10 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
     if (g.first) part += embedding;
     if (g.last) part += head;
     parallel::StageTime st;
-    const double stall_s = transfer_stall_s * (2 * vpp - (g.first ? 1 : 0) - (g.last ? 1 : 0));
+    // A blocking pipeline engine holds the stage's host on each receive and send: per
+    // micro-batch and direction, every chunk receives and sends once, but for the pipeline's
+    // two ends.
+    const double stall_s = hw.sw.pipeline_transfer_stall_s * (2 * vpp - (g.first ? 1 : 0) - (g.last ? 1 : 0));
     st.forward_s = part.forward_s() + (g.last ? 0.0 : p2p_s) + stall_s;
     st.backward_s = part.backward_s() + (g.first ? 0.0 : p2p_s) + stall_s;
     st.transfer_stall_s = 2.0 * stall_s;
