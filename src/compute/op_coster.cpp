@@ -10,7 +10,9 @@ OpCoster::OpCoster(const HardwareSpec& hw, DType dtype, DType matmul_dtype)
       energy_(hw),
       launch_s_(hw.sw.kernel_launch_overhead_s),
       dram_bytes_per_s_(hw.dram().bandwidth_bytes_per_s * hw.dram().util),
-      dram_latency_s_(hw.dram().latency_s) {}
+      dram_latency_s_(hw.dram().latency_s) {
+  if (dtype != matmul_dtype) format_gemms_.emplace(GemmTileModel(hw, dtype, hw.sw.compute_efficiency));
+}
 
 double OpCoster::launched(double body_s, int kernels) const { return std::max(body_s, launch_s_ * kernels); }
 
@@ -18,8 +20,8 @@ double OpCoster::memory_kernel_s(double bytes) const {
   return launched(bytes / dram_bytes_per_s_ + dram_latency_s_);
 }
 
-double OpCoster::gemm_s(const GemmShape& shape) {
-  const GemmEstimate& e = gemms_.estimate(shape);
+double OpCoster::gemm_s(CachedGemmModel& model, const GemmShape& shape) {
+  const GemmEstimate& e = model.estimate(shape);
   return launched(e.time_s - e.launch_overhead_s);
 }
 
@@ -31,12 +33,13 @@ OpTime OpCoster::time(const model::Op& op) {
       const GemmShape& g = op.gemm;
       const GemmShape dgrad{g.m, g.k, g.n, g.batch};
       const GemmShape wgrad{g.k, g.n, g.m, g.batch};
-      t.forward_s = gemm_s(g);
-      t.weight_grad_s = gemm_s(wgrad);
-      t.backward_s = gemm_s(dgrad) + t.weight_grad_s;
-      t.forward_energy = energy_.gemm(gemms_.estimate(g));
-      t.backward_energy = energy_.gemm(gemms_.estimate(dgrad));
-      t.backward_energy += energy_.gemm(gemms_.estimate(wgrad));
+      CachedGemmModel& model = op.in_tensor_format && format_gemms_ ? *format_gemms_ : gemms_;
+      t.forward_s = gemm_s(model, g);
+      t.weight_grad_s = gemm_s(model, wgrad);
+      t.backward_s = gemm_s(model, dgrad) + t.weight_grad_s;
+      t.forward_energy = energy_.gemm(model.estimate(g));
+      t.backward_energy = energy_.gemm(model.estimate(dgrad));
+      t.backward_energy += energy_.gemm(model.estimate(wgrad));
       t.forward_flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) *
                         static_cast<double>(g.batch);
       break;

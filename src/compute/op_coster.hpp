@@ -4,6 +4,8 @@
 // time = max(body, launch overhead).
 #pragma once
 
+#include <optional>
+
 #include "compute/attention_model.hpp"
 #include "compute/gemm_cache.hpp"
 #include "energy/op_energy.hpp"
@@ -22,7 +24,8 @@ struct OpTime {
 
 class OpCoster {
  public:
-  // GEMMs run in `matmul_dtype`; attention in the activation format `dtype`.
+  // GEMMs run in `matmul_dtype` (those marked in_tensor_format in `dtype`); attention in
+  // the activation format `dtype`.
   OpCoster(const HardwareSpec& hardware, DType dtype, DType matmul_dtype);
 
   [[nodiscard]] OpTime time(const model::Op& op);
@@ -30,14 +33,18 @@ class OpCoster {
   [[nodiscard]] double memory_kernel_s(double bytes) const;
   // A kernel body with the launch rule applied.
   [[nodiscard]] double launched(double body_s, int kernels = 1) const;
-  [[nodiscard]] double gemm_s(const GemmShape& shape);
+  [[nodiscard]] double gemm_s(const GemmShape& shape) { return gemm_s(gemms_, shape); }
 
   [[nodiscard]] CachedGemmModel& gemms() { return gemms_; }
   [[nodiscard]] const AttentionModel& attention() const { return attention_; }
   [[nodiscard]] const energy::OpEnergyModel& energy() const { return energy_; }
 
  private:
+  [[nodiscard]] double gemm_s(CachedGemmModel& model, const GemmShape& shape);
+
   CachedGemmModel gemms_;
+  // The activation format's GEMMs (in_tensor_format ops), when GEMMs run in another dtype.
+  std::optional<CachedGemmModel> format_gemms_;
   AttentionModel attention_;
   energy::OpEnergyModel energy_;
   double launch_s_ = 0.0;

@@ -31,7 +31,7 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      "Blackwell rows are predicted, not fitted"},
     {"nemo-24",
      "NeMo 24.x on Megatron-Core r0.7-0.8 with Transformer Engine (2024 releases)",
-     0.662,  // [CAL stack.nemo-24.compute_efficiency]
+     0.672,  // [CAL stack.nemo-24.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of nemo, nemo-long-sequence and megatron-core (r0.8.0) on H100, dense"},
@@ -54,7 +54,7 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      "training.csv rows of llm-foundry (A100 40/80 GB, H100)"},
     {"torchtitan",
      "PyTorch torchtitan (FSDP2, torch.compile, async TP), 2024-2025 nightlies",
-     0.638,  // [CAL stack.torchtitan.compute_efficiency]
+     0.659,  // [CAL stack.torchtitan.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // PyTorch SDPA's FlashAttention-2 backend
      "training.csv rows of torchtitan"},
@@ -66,7 +66,7 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      "training.csv rows of dgxc MaxText"},
     {"paxml",
      "Paxml (Pax) on JAX/XLA for GPUs (NVIDIA DGX-Cloud recipes)",
-     0.459,  // [CAL stack.paxml.compute_efficiency]
+     0.463,  // [CAL stack.paxml.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through XLA
      "training.csv rows of dgxc Paxml"},

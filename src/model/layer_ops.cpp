@@ -145,7 +145,11 @@ std::vector<Op> head_ops(const LlmDims& d, const LocalShape& s, bool with_loss) 
   const std::int64_t vocab = tp_share(d, s.tp).vocab;
   std::vector<Op> ops;
   ops.push_back(memory_op("final_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, s.element_bytes));
-  ops.push_back(gemm_op("lm_head", OpClass::lm_head, TpRole::column, t, vocab, d.hidden));
+  // FP8 schemes leave the output layer in 16 bits: training recipes convert the transformer
+  // layers' linears only, and inference quantizers exclude lm_head by default.
+  Op lm_head = gemm_op("lm_head", OpClass::lm_head, TpRole::column, t, vocab, d.hidden);
+  lm_head.in_tensor_format = true;
+  ops.push_back(lm_head);
   if (with_loss) {
     // Vocabulary-parallel cross-entropy: read the logits for max, sum-exp and the target
     // logit (fused), backward writes softmax - onehot over the logits.

@@ -53,6 +53,9 @@ struct Op {
   OpKind kind = OpKind::memory;
   TpRole tp_role = TpRole::none;
   GemmShape gemm;              // kind gemm: the forward GEMM (backward: dgrad + wgrad)
+  // kind gemm: runs in the activation format even where the linears run in FP8 (the LM head:
+  // Transformer Engine converts its own linear layers only; inference quantizers skip it).
+  bool in_tensor_format = false;
   AttentionShape attention;    // kind attention
   double forward_bytes = 0.0;  // kind memory: HBM bytes read + written
   double backward_bytes = 0.0;
