@@ -43,6 +43,7 @@ def gb300(r): return 'GB300' in r['gpu']
 def b200(r): return 'B200' in r['gpu'] and not gb200(r)
 def every(r): return True
 def single_node(r): return float(r.get('nodes') or 0) == 1.0
+def grouped_query(r): return int(r['kv_heads']) < int(r['heads'])
 
 # The 8xH100 nccl-tests all-reduce sweep, every size: it fixes the NVLink protocol constants.
 NCCL_SWEEP = [('collective', 'dgxc-nccl', 'busbw_bytes_per_s', every)]
@@ -159,6 +160,8 @@ STACK_FITS = {
     ],
     'lmdeploy': [
         ('kernel_launch_overhead', 0.5, 20.0, [('inference', 'lmdeploy-a100', 'tpot_s', small_batch)]),
+        # Only a grouped-query model's decode can repeat its KV reads (llama2-70b's TPOT).
+        ('decode_kv_passes', 1.0, 8.0, [('inference', 'lmdeploy-a100', 'tpot_s', grouped_query)]),
         ('compute_efficiency', 0.3, 1.0, [('inference', 'lmdeploy-a100', 'ttft_s', every)]),
     ],
 }
@@ -167,7 +170,8 @@ STACK_TAG = re.compile(r'^(\s*)([0-9.eE+-]+)((?: \* kUs)?\}?,\s*//\s*\[CAL stack
 # What validate --set says for a trial value of a profile constant.
 STACK_KEYS = {'compute_efficiency': 'sw_param.compute_efficiency={}',
               'kernel_launch_overhead': 'sw_param.kernel_launch_overhead={} us',
-              'pipeline_transfer_stall': 'sw_param.pipeline_transfer_stall={} s'}
+              'pipeline_transfer_stall': 'sw_param.pipeline_transfer_stall={} s',
+              'decode_kv_passes': 'sw_param.decode_kv_passes={}'}
 
 TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].*)$')
 # A copy of another device's fitted value, tagged `# [H100 name]`: rewritten with it.

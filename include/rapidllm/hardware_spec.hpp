@@ -74,6 +74,11 @@ struct SoftwareSpec {
   // given.
   double dp_bucket_params = 40e6;
   bool dp_bucket_params_given = false;
+  // HBM passes a decode step's attention makes over each KV head's cache: 1 when a kernel
+  // shares it across the query heads of its group, up to the group size when each query
+  // head reads it on its own (at most that many apply). The profile's unless given.
+  double decode_kv_passes = 1.0;
+  bool decode_kv_passes_given = false;
 };
 
 struct CoreSpec {

@@ -75,6 +75,7 @@ AttentionModel::AttentionModel(const HardwareSpec& hw, DType dtype) {
   sfu_ops_per_s_ = hw.core.sfu_ops_per_cycle_per_sm * sm_clocks;
   fp32_ops_per_s_ = hw.core.fp32_ops_per_cycle_per_sm * sm_clocks;
   softmax_overlap_ = hw.sw.attention_softmax_overlap;
+  decode_kv_passes_ = hw.sw.decode_kv_passes;
   dram_bytes_per_s_ = hw.dram().bandwidth_bytes_per_s * hw.dram().util;
   dram_latency_s_ = hw.dram().latency_s;
   smem_bytes_per_sm_ = hw.memory.size() > 1 ? hw.memory[1].size_bytes / hw.core.num_sms : 0.0;
@@ -163,7 +164,11 @@ AttentionTime AttentionModel::unfused(const model::AttentionShape& s, CachedGemm
 
 AttentionTime AttentionModel::decode(const model::AttentionShape& s) const {
   const double per_token = s.cache_width > 0 ? as_double(s.cache_width) : 2.0 * as_double(s.head_dim);
-  const double cache_bytes = as_double(s.batch) * as_double(s.kv_len) * as_double(s.kv_heads) * per_token *
+  // A kernel that reads a KV head's cache once per query head of its group repeats the
+  // read; at most group-size times.
+  const double group = as_double(s.heads) / as_double(std::max<std::int64_t>(1, s.kv_heads));
+  const double passes = std::clamp(decode_kv_passes_, 1.0, std::max(1.0, group));
+  const double cache_bytes = passes * as_double(s.batch) * as_double(s.kv_len) * as_double(s.kv_heads) * per_token *
                              s.kv_element_bytes;
   const double qo_bytes = 2.0 * as_double(s.batch) * as_double(s.heads) * as_double(s.head_dim) * s.element_bytes;
   AttentionTime t;

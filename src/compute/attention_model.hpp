@@ -55,6 +55,7 @@ class AttentionModel {
   double sfu_ops_per_s_ = 0.0;
   double fp32_ops_per_s_ = 0.0;
   double softmax_overlap_ = 0.0;
+  double decode_kv_passes_ = 1.0;  // HBM passes over each KV head's cache per decode step
   double dram_bytes_per_s_ = 0.0;
   double dram_latency_s_ = 0.0;
   double smem_bytes_per_sm_ = 0.0;

@@ -48,6 +48,10 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.dp_bucket_params = *bucket;
     out.dp_bucket_params_given = true;
   }
+  if (const auto passes = sw.child("decode_kv_passes").optional_real()) {
+    out.decode_kv_passes = *passes;
+    out.decode_kv_passes_given = true;
+  }
   // Training until the workload says otherwise (load_inputs re-applies it for inference).
   apply_software_stack(out, RunType::training);
   out.dp_zero_stage = sw.child("dp_zero_stage").small_integer();

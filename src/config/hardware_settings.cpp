@@ -89,6 +89,10 @@ std::vector<Setting> hardware_settings() {
        "[rapidllm] parameters per data-parallel gradient bucket, reduced while backward still runs (absent: the "
        "framework profile's; Megatron-LM's 40M, megatron-lm-2020 one bucket of every gradient after backward)",
        {}, 1.0, 1e15, true},
+      {"sw_param.decode_kv_passes", H, ValueKind::real, "", "null",
+       "[rapidllm] HBM passes a decode step's attention makes over each KV head's cache: 1 when its query heads "
+       "share one read, up to the group size when each reads it (absent: the framework profile's)",
+       {}, 1.0, 1024.0, true},
       {"sw_param.dp_microbatch", H, ValueKind::choice, "", "every_mb",
        "when data-parallel gradients are synchronised", {"every_mb", "last_mb"}},
 

@@ -97,12 +97,18 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      12.87 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
      AttentionKernel::flash3,  // its own Hopper FMHA kernels
      "inference.csv rows of trtllm, nim-a100 and nemo-llama2-latency"},
+    // TurboMind's decode attention of the benchmarked release (FasterTransformer's masked
+    // multi-head attention) runs a thread block per query head: each reads its KV head's
+    // cache, and L2 catches part of the group's repeats.
     {"lmdeploy",
      "InternLM LMDeploy with its TurboMind engine",
      0.831,  // [CAL stack.lmdeploy.compute_efficiency]
      14.06 * kUs,  // [CAL stack.lmdeploy.kernel_launch_overhead]
      AttentionKernel::flash2,  // TurboMind's own Ampere-era kernels
-     "inference.csv rows of lmdeploy-a100"},
+     "inference.csv rows of lmdeploy-a100; the KV passes on its grouped-query rows' TPOT",
+     0.0,  // asynchronous pipeline sends
+     40e6,  // Megatron-LM's bucket (training only)
+     3.423},  // [CAL stack.lmdeploy.decode_kv_passes]
     {"rapid-llm",
      "RAPID-LLM's reading of a device file: tech_param.core.util is the whole compute efficiency, no framework "
      "on top (to compare with that tool on its own files)",
@@ -139,6 +145,7 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   if (!sw.attention_kernel_given) sw.attention_kernel = profile->attention_kernel;
   if (!sw.pipeline_transfer_stall_given) sw.pipeline_transfer_stall_s = profile->pipeline_transfer_stall_s;
   if (!sw.dp_bucket_params_given) sw.dp_bucket_params = profile->dp_bucket_params;
+  if (!sw.decode_kv_passes_given) sw.decode_kv_passes = profile->decode_kv_passes;
 }
 
 bool stack_resolved_for(const SoftwareSpec& sw, RunType run_type) {

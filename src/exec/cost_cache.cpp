@@ -33,6 +33,7 @@ std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matm
     f.add(share);
   }
   f.add(hw.sw.attention_softmax_overlap);
+  f.add(hw.sw.decode_kv_passes);
   return f.value();
 }
 

@@ -29,7 +29,8 @@ nlohmann::json header_json(const ReportHeader& header) {
                              {"attention_kernel", s->attention_kernel},
                              {"kernel_launch_overhead_s", s->kernel_launch_overhead_s},
                              {"pipeline_transfer_stall_s", s->pipeline_transfer_stall_s},
-                             {"dp_bucket_params", s->dp_bucket_params}};
+                             {"dp_bucket_params", s->dp_bucket_params},
+                             {"decode_kv_passes", s->decode_kv_passes}};
   }
   return out;
 }
@@ -49,6 +50,9 @@ std::string header_line(const ReportHeader& header) {
     if (s->dp_bucket_params >= kOneGradientBuffer) out += ", gradients reduced in one buffer after backward";
     if (s->pipeline_transfer_stall_s > 0.0) {
       out += fmt::format(", {:.3g} ms host stall per pipeline transfer", s->pipeline_transfer_stall_s * 1e3);
+    }
+    if (s->decode_kv_passes > 1.0) {
+      out += fmt::format(", decode reads each KV head's cache {:.3g} times", s->decode_kv_passes);
     }
     out += "\n";
   }

@@ -30,6 +30,7 @@ struct ReportHeader {
     double kernel_launch_overhead_s = 0.0;
     double pipeline_transfer_stall_s = 0.0;
     double dp_bucket_params = 0.0;
+    double decode_kv_passes = 1.0;
   };
   std::optional<Stack> software_stack;
 };

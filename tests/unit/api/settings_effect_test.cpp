@@ -148,6 +148,7 @@ std::vector<Probe> probes() {
       {"sw_param.const_mem_offset", &kTrain, {"sw_param.const_mem_offset=2 GiB"}},
       {"sw_param.attention_softmax_overlap", &kTrain, {"sw_param.attention_softmax_overlap=1"}},
       {"sw_param.dp_bucket_params", &kTrain, {"sw_param.dp_bucket_params=1e6"}},
+      {"sw_param.decode_kv_passes", &kInfer, {"sw_param.decode_kv_passes=4"}},
       {"sw_param.dp_microbatch", &kTrain, {"sw_param.dp_microbatch=every_mb"}},
       // ---- tech_param.core ----
       {"tech_param.core.operating_frequency", &kTrain, {"tech_param.core.operating_frequency=1.5 GHz"}},

@@ -36,6 +36,14 @@ TEST(SoftwareStack, EveryNamedProfileHasItsOwnSaneConstants) {
     EXPECT_LT(p.pipeline_transfer_stall_s, 1.0) << name;
     // Megatron-LM's 40M-parameter gradient buckets, but for its 2020 DDP's one buffer.
     EXPECT_DOUBLE_EQ(p.dp_bucket_params, name == "megatron-lm-2020" ? kOneGradientBuffer : 40e6) << name;
+    // Decode shares each KV head's cache across its query heads, but for LMDeploy's
+    // per-head kernels (repeats part-caught by L2: between one pass and a group's eight).
+    if (name == "lmdeploy") {
+      EXPECT_GT(p.decode_kv_passes, 1.0);
+      EXPECT_LT(p.decode_kv_passes, 8.0);
+    } else {
+      EXPECT_DOUBLE_EQ(p.decode_kv_passes, 1.0) << name;
+    }
   }
   EXPECT_FALSE(software_stack_profile("auto").has_value());  // resolved first, never looked up
   EXPECT_FALSE(software_stack_profile("deepspeed-0.1").has_value());
@@ -107,6 +115,15 @@ TEST(SoftwareStack, TheGradientBucketIsAProfileValueAConfigCanSet) {
   EXPECT_DOUBLE_EQ(
       load_hardware(kH100, {"sw_param.framework=megatron-lm-2020", "sw_param.dp_bucket_params=25e6"}).sw.dp_bucket_params,
       25e6);
+}
+
+TEST(SoftwareStack, DecodeKvPassesAreAProfileValueAConfigCanSet) {
+  EXPECT_DOUBLE_EQ(load_hardware(kH100).sw.decode_kv_passes, 1.0);
+  EXPECT_DOUBLE_EQ(load_hardware(kH100, {"sw_param.framework=lmdeploy"}).sw.decode_kv_passes,
+                   profile("lmdeploy").decode_kv_passes);
+  EXPECT_DOUBLE_EQ(
+      load_hardware(kH100, {"sw_param.framework=lmdeploy", "sw_param.decode_kv_passes=8"}).sw.decode_kv_passes, 8.0);
+  EXPECT_THROW((void)load_hardware(kH100, {"sw_param.decode_kv_passes=0.5"}), ConfigError);
 }
 
 TEST(SoftwareStack, AnInferenceWorkloadResolvesAutoToItsEngine) {
