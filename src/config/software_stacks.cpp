@@ -54,7 +54,7 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      "training.csv rows of llm-foundry (A100 40/80 GB, H100)"},
     {"torchtitan",
      "PyTorch torchtitan (FSDP2, torch.compile, async TP), 2024-2025 nightlies",
-     0.659,  // [CAL stack.torchtitan.compute_efficiency]
+     0.614,  // [CAL stack.torchtitan.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // PyTorch SDPA's FlashAttention-2 backend
      "training.csv rows of torchtitan"},

@@ -10,6 +10,7 @@
 #include "validate/cases.hpp"
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
+#include "validate/pipeline_micro_batch.hpp"
 
 namespace rapidllm::validate {
 
@@ -77,6 +78,15 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
     p.dp = static_cast<int>(r.number("dp_or_fsdp").value_or(1));
     p.tp_sp = p.tp > 1 && (has(r.text("seq_parallel"), "yes") || llama);
     p.micro_batch_size = static_cast<int>(r.number("micro_batch").value_or(1));
+    if (has(r.text("framework"), "torchtitan")) {
+      const auto micro_batch = torchtitan_micro_batch(*p.micro_batch_size, p.pp, reason);
+      if (!micro_batch) {
+        c.reason = reason;
+        out.push_back(c);
+        continue;
+      }
+      p.micro_batch_size = *micro_batch;
+    }
     const auto vpp = r.number("vpp");
     const bool interleaved = has(r.text("pipeline_schedule"), "interleav") || (vpp && *vpp > 1);
     p.pp_schedule = interleaved ? PipelineSchedule::interleaved_1f1b : PipelineSchedule::one_f_one_b;

@@ -12,6 +12,7 @@
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
 #include "validate/megatron_flops.hpp"
+#include "validate/pipeline_micro_batch.hpp"
 #include "validate/row_architecture.hpp"
 
 namespace rapidllm::validate {
@@ -101,6 +102,15 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   if (megatron && p.tp_sp) s.hardware.network.overlap.tp_sp_overlap = 1.0;
   // Megatron-LM's default micro-batch is 1; rows that do not state one are read so.
   p.micro_batch_size = static_cast<int>(r.number("micro_batch").value_or(1));
+  if (has(r.text("framework"), "torchtitan")) {
+    const auto micro_batch = torchtitan_micro_batch(*p.micro_batch_size, p.pp, reason);
+    if (!micro_batch) return std::nullopt;
+    p.micro_batch_size = *micro_batch;
+    if (p.pp > 1 && vpp <= 1 && has(r.text("notes"), "interleaved")) {
+      p.pp_schedule = PipelineSchedule::interleaved_1f1b;
+      p.vpp = kTorchtitanStagesPerRank;
+    }
+  }
   const std::string zero = r.text("zero_fsdp");
   s.hardware.sw.dp_zero_stage = has(zero, "distributed optimizer") ? 1
                                 : has(zero, "shard_grad_op")       ? 2
