@@ -12,7 +12,7 @@ test:
 	bash scripts/test.sh
 
 build: setup
-	cmake --preset release >/dev/null && cmake --build --preset release -j$$(nproc)
+	bash scripts/configure.sh release && cmake --build --preset release -j$$(nproc)
 
 bench: build
 	./build/release/bench/rapidllm_bench_gemm

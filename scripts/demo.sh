@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
-cmake --preset release >/dev/null
+bash scripts/configure.sh release
 cmake --build --preset release -j"$jobs" --target rapidllm rapidllm_python
 bash scripts/python-link.sh  # `import rapidllm` in /usr/bin/python3 (README, "Python")
 echo

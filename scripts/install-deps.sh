@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make pkgconf
+  g++ cmake ninja-build make pkgconf
   libtcmalloc-minimal4  # the executables' allocator (cmake/fast_malloc.cmake)
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev

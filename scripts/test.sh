@@ -8,12 +8,12 @@ bash scripts/install-deps.sh
 jobs=$(nproc)
 for preset in release asan; do
   echo "== $preset build =="
-  cmake --preset "$preset" >/dev/null
+  bash scripts/configure.sh "$preset"
   cmake --build --preset "$preset" -j"$jobs"
   if [ "$preset" = release ]; then bash scripts/python-link.sh; fi  # `import rapidllm` from any shell
   ctest --preset "$preset" -j"$jobs"
 done
 echo "== fuzz build =="
-cmake --preset fuzz >/dev/null
+bash scripts/configure.sh fuzz
 cmake --build --preset fuzz -j"$jobs"
 bash scripts/fuzz.sh 12
