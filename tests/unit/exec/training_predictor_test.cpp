@@ -48,13 +48,25 @@ TEST(TrainingPredictor, BreakdownSumsToTheStepAndThroughputFollows) {
   EXPECT_LT(p.mfu, 1.0);
 }
 
+// Llama-3.1-8B over pp 4 in 8 micro-batches of one sequence, with a negligible embedding
+// and head: four (near-)equal stages of 8 layers.
+struct FourStagePipeline {
+  HardwareSpec hw = [] {
+    HardwareSpec h = shipped_hardware("H100_SXM5_80GB");
+    h.parallelism.pp = 4;
+    h.parallelism.mb = 8;
+    return h;
+  }();
+  LlmModelSpec m = [] {
+    LlmModelSpec spec = shipped_model("llama3.1-8b");
+    spec.global_batch_size = 8;
+    spec.vocab_size = 256;
+    return spec;
+  }();
+};
+
 TEST(TrainingPredictor, PipelineBubbleFollowsTheSchedule) {
-  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
-  hw.parallelism.pp = 4;
-  hw.parallelism.mb = 8;
-  LlmModelSpec m = shipped_model("llama3.1-8b");
-  m.global_batch_size = 8;
-  m.vocab_size = 256;  // a negligible embedding and head: four equal stages of 8 layers
+  auto [hw, m] = FourStagePipeline{};
   const TrainingPrediction one_f_one_b = predict_training(hw, m, "test");
   EXPECT_NEAR(one_f_one_b.pipeline_bubble_fraction, 3.0 / 11.0, 0.01);  // (p-1)/(m+p-1)
   hw.parallelism.pp_schedule = PipelineSchedule::gpipe;
@@ -67,12 +79,7 @@ TEST(TrainingPredictor, PipelineBubbleFollowsTheSchedule) {
 }
 
 TEST(TrainingPredictor, ABlockingPipelineEngineStallsEachTransfer) {
-  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
-  hw.parallelism.pp = 4;
-  hw.parallelism.mb = 8;
-  LlmModelSpec m = shipped_model("llama3.1-8b");
-  m.global_batch_size = 8;
-  m.vocab_size = 256;  // four near-equal stages
+  auto [hw, m] = FourStagePipeline{};
   const TrainingPrediction asynchronous = predict_training(hw, m, "test");
   const double h = 0.25;
   hw.sw.pipeline_transfer_stall_s = h;
