@@ -110,6 +110,15 @@ def pipelined_tp_in_node(r): return int(r['pp']) > 1 and int(r['tp']) <= 8
 NANOTRON_PRE_FIX_PIPELINES = [('training', f'nanotron-{size}', 'tokens_per_s_per_gpu',
                                on('nanotron-pre-pp-fix', pipelined_tp_in_node)) for size in NANOTRON_SIZES]
 
+def pipeline_across_nodes(r):
+    return int(r['pp']) > 1 and 1 < int(r['tp']) <= 8 and float(r.get('nodes') or 0) > 1
+
+
+# The runs after the fix whose pipeline spans nodes, their TP groups inside a node (a TP
+# group across nodes adds the network's error): what the pipelined TP wait is fitted on.
+NANOTRON_PIPELINES_ACROSS_NODES = [('training', f'nanotron-{size}', 'tokens_per_s_per_gpu',
+                                    on('nanotron', pipeline_across_nodes)) for size in NANOTRON_SIZES]
+
 # Software-stack profiles (src/config/software_stacks.cpp, tags `[CAL stack.NAME.KEY]`):
 # each fitted on the even rows of its own stack only, over the devices' kernel-level GEMM
 # efficiency. Megatron-Core (2025) is fitted on its H100 BF16 dense rows, where the kernel
@@ -147,6 +156,10 @@ STACK_FITS = {
         # Multi-node rows are predicted, not fitted: their error is the network's.
         ('kernel_launch_overhead', 5.0, 200.0, NANOTRON_ONE_NODE),
         ('compute_efficiency', 0.3, 1.0, NANOTRON_ONE_NODE),
+        # With the pipeline across nodes each TP collective holds its layer (the kernel
+        # constants above do not move these rows' floor).
+        ('pipelined_tp_wait', 0.0, 5000.0, NANOTRON_PIPELINES_ACROSS_NODES),
+        ('pipelined_tp_wait_per_rank', 0.0, 2000.0, NANOTRON_PIPELINES_ACROSS_NODES),
     ],
     'nanotron-pre-pp-fix': [
         # Its kernels are nanotron's (fitted above); only the pipeline engine's stall is its own.
@@ -171,7 +184,9 @@ STACK_TAG = re.compile(r'^(\s*)([0-9.eE+-]+)((?: \* kUs)?\}?,\s*//\s*\[CAL stack
 STACK_KEYS = {'compute_efficiency': 'sw_param.compute_efficiency={}',
               'kernel_launch_overhead': 'sw_param.kernel_launch_overhead={} us',
               'pipeline_transfer_stall': 'sw_param.pipeline_transfer_stall={} s',
-              'decode_kv_passes': 'sw_param.decode_kv_passes={}'}
+              'decode_kv_passes': 'sw_param.decode_kv_passes={}',
+              'pipelined_tp_wait': 'sw_param.pipelined_tp_wait={} us',
+              'pipelined_tp_wait_per_rank': 'sw_param.pipelined_tp_wait_per_rank={} us'}
 
 TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].*)$')
 # A copy of another device's fitted value, tagged `# [H100 name]`: rewritten with it.

@@ -79,6 +79,14 @@ struct SoftwareSpec {
   // head reads it on its own (at most that many apply). The profile's unless given.
   double decode_kv_passes = 1.0;
   bool decode_kv_passes_given = false;
+  // Host wait on each tensor-parallel collective while the pipeline's stages span nodes:
+  // pipelined_tp_wait_s + pipelined_tp_wait_per_rank_s x (tp - 1). A layer's pass lasts at
+  // least its TP collectives' waits (its kernels run under them). 0 for every stack but
+  // nanotron's engine after its pipeline fix. The profile's unless given.
+  double pipelined_tp_wait_s = 0.0;
+  bool pipelined_tp_wait_given = false;
+  double pipelined_tp_wait_per_rank_s = 0.0;
+  bool pipelined_tp_wait_per_rank_given = false;
 };
 
 struct CoreSpec {

@@ -52,6 +52,14 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.decode_kv_passes = *passes;
     out.decode_kv_passes_given = true;
   }
+  if (const Cursor wait = sw.child("pipelined_tp_wait"); wait.present()) {
+    out.pipelined_tp_wait_s = wait.duration_s();
+    out.pipelined_tp_wait_given = true;
+  }
+  if (const Cursor wait = sw.child("pipelined_tp_wait_per_rank"); wait.present()) {
+    out.pipelined_tp_wait_per_rank_s = wait.duration_s();
+    out.pipelined_tp_wait_per_rank_given = true;
+  }
   // Training until the workload says otherwise (load_inputs re-applies it for inference).
   apply_software_stack(out, RunType::training);
   out.dp_zero_stage = sw.child("dp_zero_stage").small_integer();

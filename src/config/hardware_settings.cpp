@@ -93,6 +93,13 @@ std::vector<Setting> hardware_settings() {
        "[rapidllm] HBM passes a decode step's attention makes over each KV head's cache: 1 when its query heads "
        "share one read, up to the group size when each reads it (absent: the framework profile's)",
        {}, 1.0, 1024.0, true},
+      {"sw_param.pipelined_tp_wait", H, ValueKind::duration, "s", "null",
+       "[rapidllm] host wait on each tensor-parallel collective while the pipeline's stages span nodes; a layer's "
+       "pass lasts at least its TP collectives' waits (absent: the framework profile's; 0 = none)",
+       {}, 0.0, 1.0, true},
+      {"sw_param.pipelined_tp_wait_per_rank", H, ValueKind::duration, "s", "null",
+       "[rapidllm] what that wait adds per tensor-parallel rank beyond the first (absent: the framework profile's)",
+       {}, 0.0, 1.0, true},
       {"sw_param.dp_microbatch", H, ValueKind::choice, "", "every_mb",
        "when data-parallel gradients are synchronised", {"every_mb", "last_mb"}},
 

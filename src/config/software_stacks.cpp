@@ -73,11 +73,20 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
     {"nanotron",
      "Hugging Face nanotron (eager PyTorch 2, FlashAttention-2, its own 1F1B pipeline engine; the 2024-2025 "
      "runs of nanotron_h100.csv)",
-     0.706,  // [CAL stack.nanotron.compute_efficiency]
-     109.4 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
+     0.714,  // [CAL stack.nanotron.compute_efficiency]
+     121.1 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
      AttentionKernel::flash2,  // flash-attn 2's varlen kernels
-     "nanotron_h100.csv Success rows on one node (their own measured NVLink all-reduce); multi-node rows are "
-     "predicted, not fitted: their error is the network's"},
+     "nanotron_h100.csv Success rows on one node (their own measured NVLink all-reduce); the pipelined TP wait on "
+     "the rows whose pipeline spans nodes, TP inside a node; other multi-node rows are predicted, not fitted",
+     0.0,   // asynchronous pipeline sends
+     40e6,  // the default bucket (not fitted)
+     1.0,   // (training only)
+     // With the pipeline's stages on different nodes, each TP collective holds its pass
+     // for a fixed time plus a time per TP rank, whatever the message size: the pass's
+     // kernels run under the wait (benchmark rows after the pipeline fix; the mechanism is
+     // not in the engine's source, docs/software-stacks.md, "Pipelined TP waits").
+     660.7 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait]
+     279.1 * kUs},  // [CAL stack.nanotron.pipelined_tp_wait_per_rank]
     // The same kernels as nanotron (its two constants, kept equal by calibrate.py's tags);
     // the engine of the benchmark's December 2024 runs blocked its host on every pipeline
     // send and receive: a polled handshake (nanotron's bench branch, p2p.py, sleeps 100 ms
@@ -85,8 +94,8 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
     {"nanotron-pre-pp-fix",
      "Hugging Face nanotron's benchmarking branch before its pipeline fix (nanotron_h100.csv rows with "
      "after_pp_fix = False): each pipeline send and receive blocks the host on a polled handshake",
-     0.706,  // [CAL stack.nanotron.compute_efficiency]
-     109.4 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
+     0.714,  // [CAL stack.nanotron.compute_efficiency]
+     121.1 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
      AttentionKernel::flash2,  // flash-attn 2's varlen kernels
      "the stall on nanotron_h100.csv Success rows with after_pp_fix = False, pp > 1 and tp within a node (a TP "
      "group across nodes has its own error); the kernel constants are nanotron's",
@@ -146,6 +155,8 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   if (!sw.pipeline_transfer_stall_given) sw.pipeline_transfer_stall_s = profile->pipeline_transfer_stall_s;
   if (!sw.dp_bucket_params_given) sw.dp_bucket_params = profile->dp_bucket_params;
   if (!sw.decode_kv_passes_given) sw.decode_kv_passes = profile->decode_kv_passes;
+  if (!sw.pipelined_tp_wait_given) sw.pipelined_tp_wait_s = profile->pipelined_tp_wait_s;
+  if (!sw.pipelined_tp_wait_per_rank_given) sw.pipelined_tp_wait_per_rank_s = profile->pipelined_tp_wait_per_rank_s;
 }
 
 bool stack_resolved_for(const SoftwareSpec& sw, RunType run_type) {

@@ -1,5 +1,6 @@
 #include "exec/graph_cost.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 #include "exec/comm_costs.hpp"
@@ -35,6 +36,8 @@ GraphCost& GraphCost::operator+=(const GraphCost& o) {
   }
   recompute_s += o.recompute_s;
   weight_grad_under_prefetch_s += o.weight_grad_under_prefetch_s;
+  forward_tp_collectives += o.forward_tp_collectives;
+  backward_tp_collectives += o.backward_tp_collectives;
   recompute_energy += o.recompute_energy;
   network_j += o.network_j;
   return *this;
@@ -49,9 +52,22 @@ GraphCost GraphCost::scaled(double f) const {
   }
   out.recompute_s *= f;
   out.weight_grad_under_prefetch_s *= f;
+  out.forward_tp_collectives *= f;
+  out.backward_tp_collectives *= f;
   out.recompute_energy = recompute_energy.scaled(f);
   out.network_j *= f;
   return out;
+}
+
+void hold_for_tp_waits(GraphCost& cost, double wait_s) {
+  if (wait_s <= 0.0) return;
+  const auto tp = static_cast<std::size_t>(model::CommPurpose::tp);
+  // What the pass does meanwhile covers the waits: its kernels, its exposed communication
+  // and a recompute replay.
+  const double forward_floor = cost.forward_tp_collectives * wait_s;
+  cost.forward_comm_s[tp] += std::max(0.0, forward_floor - cost.forward_s());
+  const double backward_floor = cost.backward_tp_collectives * wait_s;
+  cost.backward_comm_s[tp] += std::max(0.0, backward_floor - cost.backward_s());
 }
 
 GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& coster, CommCosts& comms,
@@ -74,6 +90,9 @@ GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& cos
     }
     out.network_j += c.energy_j;
     if (n.pass == model::Pass::forward && op.hidden_under != model::HiddenUnder::pass_time) forward_comm_j += c.energy_j;
+    if (op.group == Parallelism::tp) {
+      (n.pass == model::Pass::forward ? out.forward_tp_collectives : out.backward_tp_collectives) += 1.0;
+    }
   }
   if (!backward) {  // a forward-only graph (inference) runs no backward kernels
     out.compute.backward_s = {};
@@ -81,6 +100,7 @@ GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& cos
     out.compute.backward_energy = {};
   }
   if (graph.recompute == model::Recompute::full) {
+    if (backward) out.backward_tp_collectives += out.forward_tp_collectives;  // the replay runs them again
     out.recompute_energy = out.compute.forward_energy;
     out.recompute_energy.network_j += forward_comm_j;
   } else if (graph.recompute == model::Recompute::attention_core) {

@@ -23,6 +23,10 @@ struct GraphCost {
   double weight_grad_under_prefetch_s = 0.0;
   energy::Energy recompute_energy;
   double network_j = 0.0;    // every communication op of both passes, this rank's share
+  // Tensor-parallel collectives the forward and the backward pass run (full recompute's
+  // replay counted in backward): what sw_param.pipelined_tp_wait holds the passes for.
+  double forward_tp_collectives = 0.0;
+  double backward_tp_collectives = 0.0;
 
   [[nodiscard]] double forward_s() const;
   [[nodiscard]] double backward_s() const;  // recompute included
@@ -31,6 +35,11 @@ struct GraphCost {
   GraphCost& operator+=(const GraphCost& other);
   [[nodiscard]] GraphCost scaled(double factor) const;
 };
+
+// A pass lasts at least its TP collectives x `wait_s` (the host waits on each while the
+// pass's kernels and communication run under it): what they do not cover is charged as
+// exposed TP communication. A no-op for wait_s = 0.
+void hold_for_tp_waits(GraphCost& cost, double wait_s);
 
 // Communication time alone on the network, summed by pass, overlap rule and purpose, with
 // the overlap fraction of each group (the ops of one group share it).

@@ -1,5 +1,8 @@
 #include "exec/llm_context.hpp"
 
+#include <utility>
+
+#include "exec/pipelined_tp_wait.hpp"
 #include "network/cluster_network.hpp"
 
 namespace rapidllm::exec {
@@ -14,7 +17,8 @@ LlmContext::LlmContext(const HardwareSpec& hw, const LlmModelSpec& spec, const s
                    : std::make_unique<network::ClusterNetwork>(
                          hw.network, hw.execution, placement_->capacities(), degrees_.total(),
                          network == NetworkKind::cluster_shared ? network::Sharing::shared : network::Sharing::isolated)),
-      comms_(*placement_, *network_) {
+      comms_(*placement_, *network_),
+      tp_wait_s_(pipelined_tp_wait_s(hw.sw, *placement_, hw.network)) {
   // The analytical network has no links to fault, but a fault naming no cable is still a
   // mistake in the config.
   if (network == NetworkKind::analytical) network::check_cluster_faults(hw.network, placement_->capacities(), degrees_.total());
@@ -34,8 +38,16 @@ PartCosts LlmContext::run_parts(const model::LocalShape& shape) {
   }
   settings.back() = part_settings();
   const PartsInputs inputs{coster_, dims_, shape, settings, hw_.network, hw_.execution, *placement_};
+  // The TP waits depend on the stack and the placement, not on what the memo keys: they
+  // are applied to what it holds.
+  const auto held = [this](PartCosts parts) {
+    for (GraphCost& layer : parts.layers) hold_for_tp_waits(layer, tp_wait_s_);
+    hold_for_tp_waits(parts.embedding, tp_wait_s_);
+    hold_for_tp_waits(parts.head, tp_wait_s_);
+    return parts;
+  };
   if (memo_ != nullptr) {
-    if (const PartCosts* known = memo_->find(inputs)) return *known;
+    if (const PartCosts* known = memo_->find(inputs)) return held(*known);
   }
   // The graphs are rebuilt for every prediction: one per thread keeps its storage.
   thread_local model::OpGraph graph;
@@ -61,7 +73,7 @@ PartCosts LlmContext::run_parts(const model::LocalShape& shape) {
   out.head = executor_->run(graph);
   note_groups();
   if (memo_ != nullptr) memo_->add(inputs, used, out);
-  return out;
+  return held(std::move(out));
 }
 
 GraphCost LlmContext::layers_cost(const PartCosts& parts, int first, int count) const {

@@ -41,6 +41,8 @@ class LlmContext : public ModelPartition {
   [[nodiscard]] Executor& executor() { return *executor_; }
   [[nodiscard]] const parallel::Placement& placement() const { return *placement_; }
   [[nodiscard]] network::NetworkApi& network() { return *network_; }
+  // The host wait on each TP collective of this plan (pipelined_tp_wait_s).
+  [[nodiscard]] double tp_wait_s() const { return tp_wait_s_; }
 
   // One micro-batch through a layer of each kind the model has, the embedding and the
   // head: the graphs parallel/ builds for them, run by the executor (or, on the analytical
@@ -59,6 +61,7 @@ class LlmContext : public ModelPartition {
   CommCosts comms_;
   std::unique_ptr<Executor> executor_;
   PartsMemo* memo_ = nullptr;  // analytical executor and network only
+  double tp_wait_s_ = 0.0;     // pipelined_tp_wait_s for this placement
 };
 
 }  // namespace rapidllm::exec

@@ -1,6 +1,7 @@
 #include "exec/step_builder.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@ struct TemplateNode {
   model::CommOp comm;
   bool recompute = false;
   bool prefetch = false;  // a parameter gather nothing in its pass waits on but its consumer
+  bool tp_wait = false;   // the host held by the pass's TP collectives beyond its work
   std::vector<int> deps;
 };
 using Template = std::vector<TemplateNode>;
@@ -115,6 +117,31 @@ Template make_template(const model::OpGraph& g, model::Pass pass, const std::vec
   return t;
 }
 
+// A pass lasts at least its TP collectives x wait_s (hold_for_tp_waits): what its kernels
+// and its communication on an idle network (`comm_s`) do not cover becomes a host wait
+// after them.
+void hold_for_tp_waits(Template& t, double wait_s, const std::function<double(const model::CommOp&)>& comm_s) {
+  if (wait_s <= 0.0 || t.empty()) return;
+  double collectives = 0.0;
+  double busy_s = 0.0;
+  for (const TemplateNode& n : t) {
+    if (n.kind == StepNodeKind::compute) {
+      busy_s += n.duration_s;
+    } else {
+      busy_s += comm_s(n.comm);
+      if (n.comm.group == Parallelism::tp) collectives += 1.0;
+    }
+  }
+  const double held_s = collectives * wait_s - busy_s;
+  if (held_s <= 0.0) return;
+  TemplateNode w;
+  w.op_name = "tp_wait";
+  w.tp_wait = true;
+  w.duration_s = held_s;
+  w.deps.push_back(static_cast<int>(t.size()) - 1);
+  t.push_back(std::move(w));
+}
+
 // The weight-gradient GEMMs of a backward pass, one node each (zero-bubble W pass).
 Template weight_grad_template(const model::OpGraph& g, const std::vector<compute::OpTime>& times) {
   Template t;
@@ -140,7 +167,8 @@ struct PartTemplates {
   Template weight_grad;
 };
 
-PartTemplates part_templates(const model::OpGraph& g, compute::OpCoster& coster, double element_bytes) {
+PartTemplates part_templates(const model::OpGraph& g, compute::OpCoster& coster, double element_bytes,
+                             double tp_wait_s, const std::function<double(const model::CommOp&)>& comm_s) {
   std::vector<compute::OpTime> times;
   times.reserve(g.ops().size());
   for (const auto& op : g.ops()) times.push_back(coster.time(op));
@@ -149,6 +177,7 @@ PartTemplates part_templates(const model::OpGraph& g, compute::OpCoster& coster,
   p.backward = make_template(g, model::Pass::backward, times, element_bytes, false);
   p.input_backward = make_template(g, model::Pass::backward, times, element_bytes, true);
   p.weight_grad = weight_grad_template(g, times);
+  for (Template* t : {&p.forward, &p.backward, &p.input_backward}) hold_for_tp_waits(*t, tp_wait_s, comm_s);
   return p;
 }
 
@@ -170,7 +199,8 @@ StepNode message(StepNodeKind kind, model::Pass pass, double bytes, int peer, in
 StepNode transfer_stall(model::Pass pass, double seconds, int micro_batch, int chunk) {
   StepNode n;
   n.kind = StepNodeKind::compute;
-  n.transfer_stall = true;
+  n.host_wait = true;
+  n.purpose = model::CommPurpose::pp;
   n.pass = pass;
   n.duration_s = seconds;
   n.micro_batch = micro_batch;
@@ -222,6 +252,8 @@ class ProgramWriter {
       if (tn.deps.empty() && !tn.prefetch) deps.insert(deps.end(), entry.begin(), entry.end());
       if (tn.kind == StepNodeKind::compute) {
         n.cls = tn.cls;
+        n.host_wait = tn.tp_wait;
+        if (tn.tp_wait) n.purpose = model::CommPurpose::tp;
         n.duration_s = tn.duration_s;
         n.flops = tn.flops;
         n.bytes = tn.bytes;
@@ -268,6 +300,8 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
   const double element_bytes = in.shape.element_bytes;
 
   const parallel::PartSettings settings = ctx.part_settings();
+  // A communication op's time on the idle network: what covers the TP waits.
+  const auto comm_s = [&ctx](const model::CommOp& op) { return ctx.executor().comm(op).time_s; };
   model::OpGraph graph;
   // One template per kind of layer the model has (windowed attention, MoE MLP).
   std::array<std::optional<PartTemplates>, model::kLayerKinds> layer_kinds;
@@ -277,15 +311,15 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
     model::LocalShape shape = in.shape;
     shape.window = d.layer_window(first);
     parallel::layer_graph(d, shape, ctx.layer_settings(first), graph, model::moe_kind(kind));
-    layer_kinds[static_cast<std::size_t>(kind)] = part_templates(graph, ctx.coster(), element_bytes);
+    layer_kinds[static_cast<std::size_t>(kind)] = part_templates(graph, ctx.coster(), element_bytes, ctx.tp_wait_s(), comm_s);
   }
   const auto layer_template = [&](int layer_no) -> const PartTemplates& {
     return *layer_kinds[static_cast<std::size_t>(d.layer_kind(layer_no))];
   };
   parallel::embedding_graph(d, in.shape, settings, graph);
-  const PartTemplates embedding = part_templates(graph, ctx.coster(), element_bytes);
+  const PartTemplates embedding = part_templates(graph, ctx.coster(), element_bytes, ctx.tp_wait_s(), comm_s);
   parallel::head_graph(d, in.shape, settings, graph);
-  const PartTemplates head = part_templates(graph, ctx.coster(), element_bytes);
+  const PartTemplates head = part_templates(graph, ctx.coster(), element_bytes, ctx.tp_wait_s(), comm_s);
 
   // Where a stage's chunk sits: its position in its pipeline (interleaved: one pipeline of
   // pp x v chunks, chunk c of stage s at c pp + s; DualPipe: two pipelines of pp stages,

@@ -30,9 +30,11 @@ struct StepNode {
   model::OpClass cls = model::OpClass::elementwise;  // compute: breakdown category
   bool recompute = false;  // compute: forward work repeated in backward
   bool weight_grad = false;  // compute: a zero-bubble weight-gradient pass (W)
-  // compute: no kernel, the host blocked on a pipeline transfer's handshake for duration_s
-  // (sw_param.pipeline_transfer_stall): the stream launches nothing meanwhile; pp time.
-  bool transfer_stall = false;
+  // compute: no kernel, the host blocked for duration_s on the communication of `purpose`:
+  // a pipeline transfer's handshake (sw_param.pipeline_transfer_stall, pp) or what a
+  // layer's TP collectives hold it beyond its kernels (sw_param.pipelined_tp_wait, tp). The
+  // stream launches nothing meanwhile; charged as that purpose's exposed time.
+  bool host_wait = false;
   // A parameter all-gather after the optimizer: it overlaps the next step's first forward,
   // so only what outlasts that forward (or its last bucket) is part of this step.
   bool next_step = false;

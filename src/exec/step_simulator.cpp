@@ -86,7 +86,7 @@ ProgramIndex index_program(const StageProgram& p, int stage, int pp) {
   std::map<std::pair<int, int>, std::pair<int, int>> span;  // -> (first fwd compute, last bwd compute)
   for (std::size_t i = 0; i < n; ++i) {
     const StepNode& node = p.nodes[i];
-    if (node.kind != StepNodeKind::compute || node.micro_batch < 0 || node.weight_grad || node.transfer_stall) continue;
+    if (node.kind != StepNodeKind::compute || node.micro_batch < 0 || node.weight_grad || node.host_wait) continue;
     auto [it, fresh] = span.try_emplace({node.micro_batch, node.chunk}, -1, -1);
     if (node.pass == model::Pass::forward && it->second.first < 0) it->second.first = static_cast<int>(i);
     if (node.pass == model::Pass::backward) it->second.second = static_cast<int>(i);
@@ -349,8 +349,8 @@ class Simulation {
     charge_idle(u, node, now);
     unit.running_compute = node;
     unit.busy_compute_s += n.duration_s;
-    if (n.transfer_stall) {
-      unit.exposed[static_cast<std::size_t>(model::CommPurpose::pp)] += n.duration_s;
+    if (n.host_wait) {
+      unit.exposed[static_cast<std::size_t>(n.purpose)] += n.duration_s;
     } else if (n.recompute) {
       unit.recompute_s += n.duration_s;
     } else if (n.micro_batch < 0) {  // the one kernel outside the micro-batches

@@ -30,7 +30,9 @@ nlohmann::json header_json(const ReportHeader& header) {
                              {"kernel_launch_overhead_s", s->kernel_launch_overhead_s},
                              {"pipeline_transfer_stall_s", s->pipeline_transfer_stall_s},
                              {"dp_bucket_params", s->dp_bucket_params},
-                             {"decode_kv_passes", s->decode_kv_passes}};
+                             {"decode_kv_passes", s->decode_kv_passes},
+                             {"pipelined_tp_wait_s", s->pipelined_tp_wait_s},
+                             {"pipelined_tp_wait_per_rank_s", s->pipelined_tp_wait_per_rank_s}};
   }
   return out;
 }
@@ -53,6 +55,10 @@ std::string header_line(const ReportHeader& header) {
     }
     if (s->decode_kv_passes > 1.0) {
       out += fmt::format(", decode reads each KV head's cache {:.3g} times", s->decode_kv_passes);
+    }
+    if (s->pipelined_tp_wait_s > 0.0 || s->pipelined_tp_wait_per_rank_s > 0.0) {
+      out += fmt::format(", {:.3g} ms + {:.3g} ms per TP rank held on each TP collective while the pipeline spans nodes",
+                         s->pipelined_tp_wait_s * 1e3, s->pipelined_tp_wait_per_rank_s * 1e3);
     }
     out += "\n";
   }

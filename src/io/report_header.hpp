@@ -31,6 +31,8 @@ struct ReportHeader {
     double pipeline_transfer_stall_s = 0.0;
     double dp_bucket_params = 0.0;
     double decode_kv_passes = 1.0;
+    double pipelined_tp_wait_s = 0.0;
+    double pipelined_tp_wait_per_rank_s = 0.0;
   };
   std::optional<Stack> software_stack;
 };

@@ -44,6 +44,8 @@ json hardware_json(const HardwareSpec& hw) {
              {"attention_softmax_overlap", hw.sw.attention_softmax_overlap},
              {"dp_bucket_params", hw.sw.dp_bucket_params},
              {"decode_kv_passes", hw.sw.decode_kv_passes},
+             {"pipelined_tp_wait_s", hw.sw.pipelined_tp_wait_s},
+             {"pipelined_tp_wait_per_rank_s", hw.sw.pipelined_tp_wait_per_rank_s},
              {"dp_microbatch", hw.sw.dp_microbatch == DpMicrobatchSync::last_mb ? "last_mb" : "every_mb"}};
   json scale = json::object();
   for (const auto& [d, s] : hw.core.dtype_flop_scale) scale[std::string(dtype_name(d))] = s;

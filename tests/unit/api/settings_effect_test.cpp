@@ -64,6 +64,8 @@ const Base kTrainCp{kH100, kLlama8b, {"parallelism.tp=2", "parallelism.cp=2", "p
 const Base kTrainInterleaved{kH100, kLlama8b,
                              {"parallelism.pp=4", "parallelism.mb=8", "parallelism.pp_schedule=interleaved_1f1b"},
                              {}};
+// tp 4, pp 4 on 16 GPUs: the last two stages on the second node.
+const Base kTrainPipelineAcrossNodes{kH100, kLlama8b, {"parallelism.tp=4", "parallelism.pp=4", "parallelism.mb=4"}, {}};
 const Base kTrainFp8{kH100, kLlama8b, {"parallelism.tp=2", "sw_param.precision.matmul=fp8"}, {}};
 // A stack that runs FlashAttention-2-class kernels (the default Megatron-Core profile runs
 // FlashAttention-3-class ones).
@@ -149,6 +151,8 @@ std::vector<Probe> probes() {
       {"sw_param.attention_softmax_overlap", &kTrain, {"sw_param.attention_softmax_overlap=1"}},
       {"sw_param.dp_bucket_params", &kTrain, {"sw_param.dp_bucket_params=1e6"}},
       {"sw_param.decode_kv_passes", &kInfer, {"sw_param.decode_kv_passes=4"}},
+      {"sw_param.pipelined_tp_wait", &kTrainPipelineAcrossNodes, {"sw_param.pipelined_tp_wait=100 ms"}},
+      {"sw_param.pipelined_tp_wait_per_rank", &kTrainPipelineAcrossNodes, {"sw_param.pipelined_tp_wait_per_rank=50 ms"}},
       {"sw_param.dp_microbatch", &kTrain, {"sw_param.dp_microbatch=every_mb"}},
       // ---- tech_param.core ----
       {"tech_param.core.operating_frequency", &kTrain, {"tech_param.core.operating_frequency=1.5 GHz"}},

@@ -44,6 +44,14 @@ TEST(SoftwareStack, EveryNamedProfileHasItsOwnSaneConstants) {
     } else {
       EXPECT_DOUBLE_EQ(p.decode_kv_passes, 1.0) << name;
     }
+    // Only nanotron's engine after its pipeline fix holds TP collectives while the
+    // pipeline spans nodes.
+    if (name == "nanotron") {
+      EXPECT_GT(p.pipelined_tp_wait_s + p.pipelined_tp_wait_per_rank_s, 0.0);
+    } else {
+      EXPECT_DOUBLE_EQ(p.pipelined_tp_wait_s, 0.0) << name;
+      EXPECT_DOUBLE_EQ(p.pipelined_tp_wait_per_rank_s, 0.0) << name;
+    }
   }
   EXPECT_FALSE(software_stack_profile("auto").has_value());  // resolved first, never looked up
   EXPECT_FALSE(software_stack_profile("deepspeed-0.1").has_value());
@@ -124,6 +132,18 @@ TEST(SoftwareStack, DecodeKvPassesAreAProfileValueAConfigCanSet) {
   EXPECT_DOUBLE_EQ(
       load_hardware(kH100, {"sw_param.framework=lmdeploy", "sw_param.decode_kv_passes=8"}).sw.decode_kv_passes, 8.0);
   EXPECT_THROW((void)load_hardware(kH100, {"sw_param.decode_kv_passes=0.5"}), ConfigError);
+}
+
+TEST(SoftwareStack, PipelinedTpWaitsAreProfileValuesAConfigCanSet) {
+  EXPECT_DOUBLE_EQ(load_hardware(kH100).sw.pipelined_tp_wait_s, 0.0);
+  const HardwareSpec nanotron = load_hardware(kH100, {"sw_param.framework=nanotron"});
+  EXPECT_DOUBLE_EQ(nanotron.sw.pipelined_tp_wait_s, profile("nanotron").pipelined_tp_wait_s);
+  EXPECT_DOUBLE_EQ(nanotron.sw.pipelined_tp_wait_per_rank_s, profile("nanotron").pipelined_tp_wait_per_rank_s);
+  const HardwareSpec set = load_hardware(
+      kH100, {"sw_param.framework=nanotron", "sw_param.pipelined_tp_wait=3 ms", "sw_param.pipelined_tp_wait_per_rank=0"});
+  EXPECT_DOUBLE_EQ(set.sw.pipelined_tp_wait_s, 3e-3);
+  EXPECT_DOUBLE_EQ(set.sw.pipelined_tp_wait_per_rank_s, 0.0);
+  EXPECT_THROW((void)load_hardware(kH100, {"sw_param.pipelined_tp_wait=-1 ms"}), ConfigError);
 }
 
 TEST(SoftwareStack, AnInferenceWorkloadResolvesAutoToItsEngine) {
