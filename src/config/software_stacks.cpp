@@ -24,7 +24,7 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
     {"megatron-core",
      "Megatron-Core with Transformer Engine, 2025 releases (NeMo 25.x, Megatron-Bridge, NVIDIA DGX-Cloud "
      "recipes v25)",
-     0.758,  // [CAL stack.megatron-core.compute_efficiency]
+     0.753,  // [CAL stack.megatron-core.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of dgxc (NeMo/Megatron-Core recipes) and megatron-bridge on H100, dense, BF16; FP8 and "

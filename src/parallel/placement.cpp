@@ -168,4 +168,16 @@ const std::vector<GroupSpan>& Placement::group(Parallelism p) const { return gro
 
 const NetworkDimension* Placement::neighbour_dimension(Parallelism p) const { return neighbour_[index_of(p)]; }
 
+void order_parallelisms(NetworkSpec& network, const std::array<Parallelism, 5>& order) {
+  auto& dims = network.dimensions;
+  std::size_t next = 0;
+  int last = -1;
+  for (std::size_t j = 0; j < dims.size(); ++j) {
+    const std::size_t n = dims[j].parallelisms.size();
+    if (n > 0) last = static_cast<int>(j);
+    for (std::size_t k = 0; k < n && next < order.size(); ++k) dims[j].parallelisms[k] = order[next++];
+  }
+  for (; last >= 0 && next < order.size(); ++next) dims[static_cast<std::size_t>(last)].parallelisms.push_back(order[next]);
+}
+
 }  // namespace rapidllm::parallel

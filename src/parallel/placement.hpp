@@ -47,6 +47,12 @@ struct Degrees {
 [[nodiscard]] std::vector<GroupSpan> lay_out_ranks(const NetworkSpec& network, int ranks,
                                                    const std::optional<std::string>& dimension_id = std::nullopt);
 
+// Refills the dimensions' parallelism lists with `order` (innermost first), each list
+// keeping its length; the last dimension that lists any takes those left over. The rank
+// order a framework lays its groups out in (Megatron-Core's tp-cp-ep-dp-pp) on the
+// dimensions a file gives.
+void order_parallelisms(NetworkSpec& network, const std::array<Parallelism, 5>& order);
+
 class Placement {
  public:
   // Throws InfeasibleError when a parallelism of degree > 1 is on no dimension, when the

@@ -1,5 +1,7 @@
 #include "search/plan_space.hpp"
 
+#include "parallel/placement.hpp"
+
 #include <algorithm>
 #include <iterator>
 
@@ -164,19 +166,7 @@ std::optional<std::string> broken_rule(const Plan& p, const LlmModelSpec& m) {
 }
 
 void apply_plan(const Plan& p, RunType run, HardwareSpec& hw) {
-  if (p.placed) {
-    // The order refills the dimensions' parallelism lists, each keeping its length (the
-    // last listing one takes any the file did not list).
-    auto& dims = hw.network.dimensions;
-    std::size_t next = 0;
-    int last = -1;
-    for (std::size_t j = 0; j < dims.size(); ++j) {
-      const std::size_t n = dims[j].parallelisms.size();
-      if (n > 0) last = static_cast<int>(j);
-      for (std::size_t k = 0; k < n && next < p.order.size(); ++k) dims[j].parallelisms[k] = p.order[next++];
-    }
-    for (; last >= 0 && next < p.order.size(); ++next) dims[static_cast<std::size_t>(last)].parallelisms.push_back(p.order[next]);
-  }
+  if (p.placed) parallel::order_parallelisms(hw.network, p.order);
   ParallelismSpec& par = hw.parallelism;
   par.tp = p.tp;
   par.tp_sp = p.sp;

@@ -1,9 +1,10 @@
 #include "validate/device_map.hpp"
 
-#include <fmt/format.h>
-
 #include <cctype>
 
+#include <fmt/format.h>
+
+#include "parallel/placement.hpp"
 #include "rapidllm/config.hpp"
 #include "rapidllm/software_stack.hpp"
 
@@ -65,6 +66,11 @@ void use_row_stack(HardwareSpec& hw, const std::string& framework, RunType run_t
                                                                        : "auto";
   hw.sw.framework = stack;
   apply_software_stack(hw.sw, run_type);
+}
+
+void use_framework_rank_order(HardwareSpec& hw) {
+  parallel::order_parallelisms(hw.network,
+                               {Parallelism::tp, Parallelism::cp, Parallelism::ep, Parallelism::dp, Parallelism::pp});
 }
 
 }  // namespace rapidllm::validate

@@ -20,4 +20,12 @@ namespace rapidllm::validate {
 // applied to hw for run_type; a stack without a profile keeps "auto".
 void use_row_stack(HardwareSpec& hw, const std::string& framework, RunType run_type);
 
+// The rank order the ground truth's training frameworks lay their groups out in, innermost
+// first: tp, cp, ep, dp, pp (Megatron-Core's parallel_state default "tp-cp-ep-dp-pp", which
+// NeMo and Megatron-Bridge run; Megatron-LM 2020 builds its pipeline groups outermost;
+// torchtitan's device mesh [pp, dp, cp, tp]; nanotron's parallel/context.py). The shipped
+// files list pp before dp, so without this a data-parallel group that fits the NVLink
+// domain beside tp and cp (a GB200 NVL72 rack) would be put across racks.
+void use_framework_rank_order(HardwareSpec& hw);
+
 }  // namespace rapidllm::validate

@@ -148,11 +148,7 @@ Scenario nanotron_scenario(const NanotronRow& row, const HardwareSpec& h100) {
   hw.sw.dp_zero_stage = row.zero_stage;
   hw.sw.recompute = ActivationRecompute::none;
   apply_nanotron_precision(hw.sw);
-  // nanotron's rank order: tp fastest, then cp, dp, pp (parallel/context.py).
-  if (hw.network.dimensions.size() == 2) {
-    hw.network.dimensions[0].parallelisms = {Parallelism::tp, Parallelism::cp, Parallelism::ep};
-    hw.network.dimensions[1].parallelisms = {Parallelism::dp, Parallelism::pp};
-  }
+  use_framework_rank_order(hw);  // nanotron's: tp fastest, then cp, dp, pp (parallel/context.py)
   return Scenario{std::move(hw), ModelSpec{{}, m}, nanotron_plan(row), std::nullopt, {}};
 }
 

@@ -45,6 +45,7 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   auto hw = device_for(r.text("gpu"), in.config_dir, in.overrides, reason);
   if (!hw) return std::nullopt;
   use_row_stack(*hw, r.text("framework"), RunType::training);
+  use_framework_rank_order(*hw);
   for (const char* c : {"tp", "pp", "dp", "layers", "hidden", "heads", "ffn", "vocab", "seq_len", "global_batch_seqs"}) {
     // An MoE row's ffn is text, read above.
     if (row_arch->intermediate_size > 0 && std::string_view(c) == "ffn") continue;

@@ -66,6 +66,28 @@ TEST(Placement, ErrorsNameTheProblem) {
 }
 
 // lay_out_ranks: a communicator of N consecutive ranks (the collective command).
+// A framework's rank order refills the lists a file gives, each keeping its length: the
+// GB200 NVL72 file's 64-GPU NVLink dimension lists tp, cp, ep and InfiniBand pp, dp; in
+// Megatron-Core's order (dp inside pp) a data-parallel group that fits the rack stays in it.
+TEST(Placement, AFrameworksRankOrderDecidesWhichGroupSharesTheFastDimension) {
+  NetworkSpec n = dgx();
+  n.dimensions[0].size = {64};
+  n.dimensions[1].parallelisms = {Parallelism::pp, Parallelism::dp};
+  const Degrees d{4, 2, 1, 8, 8};  // 512 GPUs
+  EXPECT_EQ(spans(Placement(n, d), Parallelism::dp), (Spans{{"ib", 8}}));
+  order_parallelisms(n, {Parallelism::tp, Parallelism::cp, Parallelism::ep, Parallelism::dp, Parallelism::pp});
+  EXPECT_EQ(n.dimensions[0].parallelisms, (std::vector{Parallelism::tp, Parallelism::cp, Parallelism::ep}));
+  EXPECT_EQ(n.dimensions[1].parallelisms, (std::vector{Parallelism::dp, Parallelism::pp}));
+  const Placement megatron(n, d);
+  EXPECT_EQ(spans(megatron, Parallelism::dp), (Spans{{"nvlink", 8}}));
+  EXPECT_EQ(spans(megatron, Parallelism::pp), (Spans{{"ib", 8}}));
+  // A file that lists fewer: the last listing dimension takes the rest.
+  NetworkSpec short_lists = dgx();
+  short_lists.dimensions[1].parallelisms = {Parallelism::dp};
+  order_parallelisms(short_lists, {Parallelism::tp, Parallelism::cp, Parallelism::ep, Parallelism::dp, Parallelism::pp});
+  EXPECT_EQ(short_lists.dimensions[1].parallelisms, (std::vector{Parallelism::dp, Parallelism::pp}));
+}
+
 TEST(RankLayout, FillsTheInnerDimensionFirst) {
   const NetworkSpec n = dgx();
   auto laid = lay_out_ranks(n, 64);
