@@ -14,6 +14,7 @@
 #include "validate/cases.hpp"
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
+#include "validate/row_architecture.hpp"
 
 namespace rapidllm::validate {
 
@@ -26,10 +27,9 @@ bool has(const std::string& s, const char* needle) {
 }
 
 std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::string& reason) {
-  if (r.number("moe_experts").value_or(1) > 1) {
-    reason = "mixture-of-experts models are not modelled yet";
-    return std::nullopt;
-  }
+  // MoE and attention text (row_architecture.hpp); dense rows pass unchanged.
+  const auto row_arch = read_row_architecture(r, reason);
+  if (!row_arch) return std::nullopt;
   auto hw = device_for(r.text("gpu"), in.config_dir, in.overrides, reason);
   if (!hw) return std::nullopt;
   use_row_stack(*hw, r.text("engine"), RunType::inference);
@@ -37,6 +37,8 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   auto batch = r.number("batch_size");
   if (!batch) batch = r.number("concurrency");
   for (const char* c : {"layers", "hidden", "heads", "ffn", "vocab", "input_len", "output_len", "tp"}) {
+    // An MoE row's ffn is text, read above.
+    if (row_arch->intermediate_size > 0 && std::string_view(c) == "ffn") continue;
     if (!r.number(c)) {
       reason = fmt::format("'{}' is not stated as a number ('{}')", c, r.text(c));
       return std::nullopt;
@@ -49,10 +51,16 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   Scenario s{*hw, ModelSpec{{}, LlmModelSpec{}}, r.text("row_id"), std::nullopt, {}};
   LlmModelSpec& m = std::get<LlmModelSpec>(s.model.workload);
   m.run_type = RunType::inference;
-  m.model_type = "llama";  // every modelled row is a Llama-family model (SwiGLU, RMSNorm, RoPE)
+  // Every modelled row is a Llama-family model (SwiGLU, RMSNorm, RoPE), gated experts on MoE rows.
+  m.model_type = "llama";
   m.num_layers = static_cast<int>(*r.number("layers"));
   m.hidden_dim = static_cast<std::int64_t>(*r.number("hidden"));
-  m.intermediate_size = static_cast<std::int64_t>(*r.number("ffn"));
+  m.intermediate_size =
+      row_arch->intermediate_size > 0 ? row_arch->intermediate_size : static_cast<std::int64_t>(*r.number("ffn"));
+  // Experts split over the TP ranks (the engines' expert parallelism over the same GPUs
+  // moves the same bytes and FLOPs per GPU at the batches these rows run).
+  m.moe = row_arch->moe;
+  m.attention.head_dim = row_arch->attention.head_dim;
   m.vocab_size = static_cast<std::int64_t>(*r.number("vocab"));
   m.attention.num_heads = static_cast<int>(*r.number("heads"));
   m.attention.kv_heads = static_cast<int>(r.number("kv_heads").value_or(m.attention.num_heads));
@@ -62,6 +70,11 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   const auto input = static_cast<std::int64_t>(*r.number("input_len"));
   m.decode_len = static_cast<std::int64_t>(*r.number("output_len"));
   m.seq_len = input + m.decode_len;
+  if (row_arch->moe_row() && r.number("ep").value_or(1.0) > 1.0 && *r.number("ep") != *r.number("tp")) {
+    reason = fmt::format("EP {} other than TP {}: the experts are modelled split over the TP ranks", r.text("ep"),
+                         r.text("tp"));
+    return std::nullopt;
+  }
   s.hardware.parallelism.tp = static_cast<int>(*r.number("tp"));
   s.hardware.parallelism.pp = static_cast<int>(r.number("pp").value_or(1));
   s.hardware.parallelism.tp_sp = false;  // inference engines all-reduce
@@ -150,10 +163,12 @@ std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& c
     CaseResult base;
     base.row_id = r.text("row_id");
     base.source = source_name(r.text("source"));
-    base.kind = "inference";
+    // MoE rows are their own kind, as in training: their error is not the dense rows'.
+    base.kind = r.text("moe_experts").empty() ? "inference" : "inference_moe";
     base.description = fmt::format("{} tp{} batch {} in {} out {}", r.text("model").substr(0, 20), r.text("tp"),
                                    r.text("batch_size").empty() ? r.text("concurrency") : r.text("batch_size"),
                                    r.text("input_len"), r.text("output_len"));
+    if (has(r.text("arch_notes"), "chunked")) base.description += " (its chunked attention run as full causal)";
     // The metrics this row publishes: (metric, column, unit scale to SI).
     std::vector<std::tuple<std::string, std::string, double>> metrics;
     if (r.number("out_tok_s_total")) metrics.emplace_back("output_tokens_per_s", "out_tok_s_total", 1.0);

@@ -64,7 +64,9 @@ bool read_experts(const CsvRow& row, RowArchitecture& a, std::string& reason) {
 }
 
 // ffn: a plain number (dense width, or every expert's width on an MoE row),
-// "W per expert", or "D dense (first K layers); W per expert".
+// "W per expert", "W per expert (+shared expert)" (one shared expert of the same width),
+// "D dense (first K layers); W per expert", or "W per expert; D dense" (dense layers of
+// width D between the MoE ones, where arch_notes say which: read_notes).
 bool read_ffn(const CsvRow& row, RowArchitecture& a, std::string& reason) {
   const std::string text = trimmed(row.text("ffn"));
   std::smatch m;
@@ -81,15 +83,20 @@ bool read_ffn(const CsvRow& row, RowArchitecture& a, std::string& reason) {
     a.intermediate_size = std::stoll(m[1].str());
     a.moe.first_k_dense_replace = std::stoi(m[2].str());
     a.moe.moe_intermediate_size = std::stoll(m[3].str());
-  } else if (std::regex_match(text, m, std::regex(R"((\d+)\s+per\s+expert)", kSyntax))) {
+  } else if (std::regex_match(text, m, std::regex(R"((\d+)\s+per\s+expert\s*(\(\s*\+\s*shared\s+expert\s*\))?)", kSyntax))) {
     // No dense layers; the dense MLP width is defined as the expert's.
     a.moe.moe_intermediate_size = std::stoll(m[1].str());
     a.intermediate_size = a.moe.moe_intermediate_size;
+    if (m[2].matched) a.moe.n_shared_experts = std::max(a.moe.n_shared_experts, 1);
+  } else if (std::regex_match(text, m, std::regex(R"((\d+)\s+per\s+expert\s*[;,]\s*(\d+)\s+dense)", kSyntax))) {
+    a.moe.moe_intermediate_size = std::stoll(m[1].str());
+    a.intermediate_size = std::stoll(m[2].str());
+    a.interleaved_dense = true;
   } else {
     // A dense row with a non-numeric ffn keeps training_cases.cpp's reason.
     if (!a.moe_row()) return true;
-    reason = fmt::format("'ffn' is not in a form this reads ('{}'; expected W, 'W per expert' or "
-                         "'D dense (first K layers); W per expert')",
+    reason = fmt::format("'ffn' is not in a form this reads ('{}'; expected W, 'W per expert', 'W per expert "
+                         "(+shared expert)', 'D dense (first K layers); W per expert' or 'W per expert; D dense')",
                          text);
     return false;
   }
@@ -140,6 +147,22 @@ bool read_notes(const CsvRow& row, RowArchitecture& a, std::string& reason) {
     a.attention.sliding_window = *window;
     a.attention.global_every = 2;
   }
+  if (a.moe_row() && mentions(notes, R"(\+\s*shared\s+expert)")) a.moe.n_shared_experts = std::max(a.moe.n_shared_experts, 1);
+  const bool alternate = mentions(notes, R"(\bMoE\s+(?:on|in)\s+(?:every\s+other|alternate)\s+layers?)");
+  if (a.interleaved_dense != alternate) {
+    reason = a.interleaved_dense ? "'ffn' gives dense layers between the MoE ones but arch_notes do not say which "
+                                   "(expected 'MoE on alternate layers')"
+                                 : "arch_notes put MoE on alternate layers but 'ffn' gives no dense width "
+                                   "(expected 'W per expert; D dense')";
+    return false;
+  }
+  // Every other layer an MoE layer: rapidllm's layers 0, 2, 4, ... (the same count and
+  // widths as odd-numbered ones).
+  if (alternate) a.moe.moe_layer_freq = 2;
+  // Chunked local attention (a token sees only its own chunk's earlier tokens) is not
+  // modelled: such rows run full causal attention, which costs at least as much and is
+  // the same below the chunk length (the caller says so in the case).
+  a.chunked_attention = mentions(notes, R"(\bchunked\b)");
   if (a.moe_row() && a.model_type.empty()) {
     // MoE models are gated (three matrices per expert, which their parameter counts
     // imply) unless the notes say a plain GeLU MLP.

@@ -31,7 +31,8 @@ namespace rapidllm::validate {
 struct RowArchitecture {
   // num_experts 1 for a dense row. For MoE: num_experts, n_shared_experts, top_k,
   // moe_intermediate_size and first_k_dense_replace from the text; expert_imbalance_factor
-  // 1 (the sources force-balance or do not say) and moe_layer_freq 1.
+  // 1 (the sources force-balance or do not say) and moe_layer_freq 1 (2 for "MoE on
+  // alternate layers"); a shared expert also from "(+shared expert)" or "+ shared expert".
   MoeSpec moe;
   // The dense MLP width when `ffn` is text (the first k dense layers' width, else the
   // expert width); 0 when `ffn` is a plain number, which the caller reads.
@@ -45,6 +46,11 @@ struct RowArchitecture {
   // Multi-token-prediction depth ("MTP depth 1"): not modelled by rapidllm, but counted in
   // the FLOPs some sources publish (megatron_flops.hpp).
   int mtp_depth = 0;
+  // `ffn` gave a dense width for layers between the MoE ones ("W per expert; D dense"),
+  // which arch_notes must place ("MoE on alternate layers": moe_layer_freq 2).
+  bool interleaved_dense = false;
+  // arch_notes mention chunked (local) attention, which rapidllm does not model.
+  bool chunked_attention = false;
 
   [[nodiscard]] bool moe_row() const { return moe.num_experts > 1; }
 };

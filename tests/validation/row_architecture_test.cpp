@@ -1,4 +1,5 @@
-// MoE / MLA / sliding-window rows of validation/data/training.csv -> model specs, their
+// MoE / MLA / sliding-window rows of validation/data/training.csv (and inference.csv's
+// MoE rows) -> model specs, their
 // expert parallelism -> rapidllm's, and the FLOPs their TFLOP/s were counted with
 // (validate/row_architecture.cpp, validate/megatron_flops.cpp). The strings are the rows'
 // own, copied from training.csv.
@@ -126,6 +127,65 @@ TEST(RowArchitecture, GrokPlainFfnIsEveryLayersExpertWidth) {
   EXPECT_EQ(a->intermediate_size, 32768);
   EXPECT_EQ(a->attention.type, AttentionType::mha);
   EXPECT_FALSE(a->attention.head_dim);
+}
+
+// Llama 4 Scout and Maverick, Qwen3-235B-A22B (I0070, I0125, I0108: inference.csv's
+// TensorRT-LLM rows).
+CsvRow llama4_scout() {
+  return row({{"layers", "48"},
+              {"ffn", "8192 per expert (+shared expert)"},
+              {"arch_notes",
+               "Llama-4 Scout 17B-active, MoE every layer + shared expert, chunked/iRoPE attention (per HF config)"},
+              {"moe_experts", "16"},
+              {"moe_topk", "1"}});
+}
+
+CsvRow llama4_maverick() {
+  return row({{"layers", "48"},
+              {"ffn", "8192 per expert; 16384 dense"},
+              {"arch_notes", "Llama-4 Maverick 17B-active, MoE on alternate layers + shared expert (per HF config)"},
+              {"moe_experts", "128"},
+              {"moe_topk", "1"}});
+}
+
+TEST(RowArchitecture, ASharedExpertIsReadFromTheWidthOrTheNotes) {
+  std::string reason;
+  const auto scout = read_row_architecture(llama4_scout(), reason);
+  ASSERT_TRUE(scout) << reason;
+  EXPECT_EQ(scout->moe.num_experts, 16);
+  EXPECT_EQ(scout->moe.n_shared_experts, 1);
+  EXPECT_EQ(scout->moe.top_k, 1);
+  EXPECT_EQ(scout->moe.moe_intermediate_size, 8192);
+  EXPECT_EQ(scout->moe.moe_layer_freq, 1);
+  EXPECT_TRUE(scout->chunked_attention);
+  // Qwen3-235B-A22B states no shared expert anywhere.
+  const auto qwen = read_row_architecture(
+      row({{"layers", "94"}, {"ffn", "1536 per expert"}, {"arch_notes", "Qwen3-235B-A22B MoE, head_dim 128"},
+           {"moe_experts", "128"}, {"moe_topk", "8"}}),
+      reason);
+  ASSERT_TRUE(qwen) << reason;
+  EXPECT_EQ(qwen->moe.n_shared_experts, 0);
+  EXPECT_FALSE(qwen->chunked_attention);
+}
+
+TEST(RowArchitecture, DenseLayersBetweenTheMoeOnesNeedTheNotesToPlaceThem) {
+  std::string reason;
+  const auto maverick = read_row_architecture(llama4_maverick(), reason);
+  ASSERT_TRUE(maverick) << reason;
+  EXPECT_EQ(maverick->moe.moe_layer_freq, 2);
+  EXPECT_EQ(maverick->moe.first_k_dense_replace, 0);
+  EXPECT_EQ(maverick->moe.moe_intermediate_size, 8192);
+  EXPECT_EQ(maverick->intermediate_size, 16384);
+  EXPECT_EQ(maverick->moe.n_shared_experts, 1);
+  // A dense width with nothing saying where those layers are, and the reverse.
+  const CsvRow unplaced = row({{"layers", "48"}, {"ffn", "8192 per expert; 16384 dense"}, {"arch_notes", "17B active"},
+                  {"moe_experts", "128"}, {"moe_topk", "1"}});
+  EXPECT_FALSE(read_row_architecture(unplaced, reason));
+  EXPECT_NE(reason.find("do not say which"), std::string::npos) << reason;
+  CsvRow no_width = row({{"layers", "48"}, {"ffn", "8192 per expert"}, {"arch_notes", "MoE on alternate layers"},
+                         {"moe_experts", "128"}, {"moe_topk", "1"}});
+  EXPECT_FALSE(read_row_architecture(no_width, reason));
+  EXPECT_NE(reason.find("gives no dense width"), std::string::npos) << reason;
 }
 
 TEST(RowArchitecture, DenseRowsAreLeftToTheirNumericColumns) {
@@ -281,6 +341,20 @@ TEST(TrainingCases, MoeRowsOnShippedDevicesReachPrediction) {
   // Unshipped GPUs stay skipped for that reason.
   EXPECT_EQ(by_id["T0053"].status, CaseStatus::skipped);
   EXPECT_EQ(by_id["T0053"].reason, "no shipped device config for 'H800-SXM5-80GB'");
+}
+
+TEST(InferenceCases, MoeRowsAreTheirOwnKindAndReachPrediction) {
+  PredictionCache cache;
+  const auto cases = inference_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}}, cache);
+  std::map<std::string, CaseResult> by_id;
+  for (const auto& c : cases) by_id[c.row_id] = c;
+  for (const char* id : {"I0070", "I0108", "I0125"}) {
+    ASSERT_TRUE(by_id.count(id)) << id;
+    EXPECT_EQ(by_id[id].kind, "inference_moe") << id;
+    EXPECT_EQ(by_id[id].status, CaseStatus::compared) << id << ": " << by_id[id].reason;
+  }
+  EXPECT_NE(by_id["I0070"].description.find("chunked attention run as full causal"), std::string::npos);
+  EXPECT_EQ(by_id["I0088"].kind, "inference");
 }
 
 }  // namespace
