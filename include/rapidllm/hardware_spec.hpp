@@ -87,6 +87,12 @@ struct SoftwareSpec {
   bool pipelined_tp_wait_given = false;
   double pipelined_tp_wait_per_rank_s = 0.0;
   bool pipelined_tp_wait_per_rank_given = false;
+  // ZeRO >= 1: whether the updated parameters' all-gather after the optimizer overlaps the
+  // next step's forward (Megatron's distributed optimizer overlaps it bucket by bucket;
+  // nanotron's all-gathers them inside optimizer.step(), before the next step can start).
+  // The profile's unless given.
+  bool zero_gather_overlap = true;
+  bool zero_gather_overlap_given = false;
 };
 
 struct CoreSpec {

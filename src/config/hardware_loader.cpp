@@ -56,6 +56,10 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.pipelined_tp_wait_s = wait.duration_s();
     out.pipelined_tp_wait_given = true;
   }
+  if (const Cursor overlap = sw.child("zero_gather_overlap"); overlap.present()) {
+    out.zero_gather_overlap = overlap.boolean();
+    out.zero_gather_overlap_given = true;
+  }
   if (const Cursor wait = sw.child("pipelined_tp_wait_per_rank"); wait.present()) {
     out.pipelined_tp_wait_per_rank_s = wait.duration_s();
     out.pipelined_tp_wait_per_rank_given = true;

@@ -100,6 +100,11 @@ std::vector<Setting> hardware_settings() {
       {"sw_param.pipelined_tp_wait_per_rank", H, ValueKind::duration, "s", "null",
        "[rapidllm] what that wait adds per tensor-parallel rank beyond the first (absent: the framework profile's)",
        {}, 0.0, 1.0, true},
+      {"sw_param.zero_gather_overlap", H, ValueKind::boolean, "", "null",
+       "[rapidllm] ZeRO >= 1: whether the parameter all-gather after the optimizer runs behind the next step's "
+       "forward (true: Megatron's distributed optimizer) or before the next step starts (false: nanotron's "
+       "optimizer.step()) (absent: the framework profile's)",
+       {}, 0.0, 0.0, true},
       {"sw_param.dp_microbatch", H, ValueKind::choice, "", "every_mb",
        "when data-parallel gradients are synchronised", {"every_mb", "last_mb"}},
 

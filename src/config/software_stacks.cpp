@@ -85,8 +85,9 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      // for a fixed time plus a time per TP rank, whatever the message size: the pass's
      // kernels run under the wait (benchmark rows after the pipeline fix; the mechanism is
      // not in the engine's source, docs/software-stacks.md, "Pipelined TP waits").
-     660.7 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait]
-     279.1 * kUs},  // [CAL stack.nanotron.pipelined_tp_wait_per_rank]
+     695.5 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait]
+     268.1 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait_per_rank]
+     false},  // ZeRO-1: optim/zero.py's step() ends with all_gather_coalesced of the updated parameters
     // The same kernels as nanotron (its two constants, kept equal by calibrate.py's tags);
     // the engine of the benchmark's December 2024 runs blocked its host on every pipeline
     // send and receive: a polled handshake (nanotron's bench branch, p2p.py, sleeps 100 ms
@@ -99,7 +100,12 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      AttentionKernel::flash2,  // flash-attn 2's varlen kernels
      "the stall on nanotron_h100.csv Success rows with after_pp_fix = False, pp > 1 and tp within a node (a TP "
      "group across nodes has its own error); the kernel constants are nanotron's",
-     0.277},  // [CAL stack.nanotron-pre-pp-fix.pipeline_transfer_stall]
+     0.277,  // [CAL stack.nanotron-pre-pp-fix.pipeline_transfer_stall]
+     40e6,   // the default bucket (not fitted)
+     1.0,    // (training only)
+     0.0,    // its runs show no pipelined TP wait
+     0.0,
+     false},  // nanotron's ZeRO-1 optimizer (above)
     {"tensorrt-llm",
      "NVIDIA TensorRT-LLM (also the backend of NIM and of NeMo inference)",
      0.828,  // [CAL stack.tensorrt-llm.compute_efficiency]
@@ -157,6 +163,7 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   if (!sw.decode_kv_passes_given) sw.decode_kv_passes = profile->decode_kv_passes;
   if (!sw.pipelined_tp_wait_given) sw.pipelined_tp_wait_s = profile->pipelined_tp_wait_s;
   if (!sw.pipelined_tp_wait_per_rank_given) sw.pipelined_tp_wait_per_rank_s = profile->pipelined_tp_wait_per_rank_s;
+  if (!sw.zero_gather_overlap_given) sw.zero_gather_overlap = profile->zero_gather_overlap;
 }
 
 bool stack_resolved_for(const SoftwareSpec& sw, RunType run_type) {

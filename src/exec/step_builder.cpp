@@ -558,7 +558,8 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
     opt.pass = model::Pass::backward;
     const int opt_id = w.add(opt, before_optimizer);
     if (deg.dp * ep > 1 && zero >= 1 && zero < 3) {
-      // Updated parameters all-gathered bucket by bucket behind the next step's forward:
+      // Updated parameters all-gathered bucket by bucket behind the next step's forward
+      // (or before it, sw_param.zero_gather_overlap: training_predictor counts them whole):
       // over dp, then (expert parallelism) the dense ones over ep.
       const auto gathers = [&](Parallelism group, double params, int prev) {
         for (double left = params; left > 0.0;) {

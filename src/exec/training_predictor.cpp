@@ -77,11 +77,13 @@ void describe_ranks(const LlmContext& ctx, StepGraph& graph) {
 
 // The simulated step replaces the pipeline formulas: its time (plus the part of the
 // parameter all-gather the next step's first forward does not hide, as in the analytical
-// rule), its breakdown on the critical unit, and what was simulated.
+// rule; all of it where the stack does not overlap it), its breakdown on the critical
+// unit, and what was simulated.
 void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_forward_s, TrainingPrediction& out) {
-  const double gather = sim.next_step_gather_s > 0.0
-                            ? std::max(sim.next_step_gather_s - first_forward_s, sim.last_gather_bucket_s)
-                            : 0.0;
+  const bool overlaps = ctx.hardware().sw.zero_gather_overlap;
+  const double gather = sim.next_step_gather_s <= 0.0 ? 0.0
+                        : overlaps ? std::max(sim.next_step_gather_s - first_forward_s, sim.last_gather_bucket_s)
+                                   : sim.next_step_gather_s;
   const double step = sim.step_s + gather;
   out.mfu *= out.step_time_s / step;
   out.tokens_per_s *= out.step_time_s / step;
@@ -244,8 +246,10 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
     dp_s = syncs * per_sync;
     if (zero >= 1) {
       // Distributed optimizer: updated parameters are all-gathered, overlapping the next
-      // step's first forward.
-      dp_s += std::max(gather.time_s - stages[crit].forward_s, gather.time_s * last_bucket);
+      // step's first forward, or (zero_gather_overlap false) before the next step starts.
+      dp_s += hw.sw.zero_gather_overlap
+                  ? std::max(gather.time_s - stages[crit].forward_s, gather.time_s * last_bucket)
+                  : gather.time_s;
     }
   }
   const CommCosts::Cost embedding_sync = executor.comm(step.embedding_sync);

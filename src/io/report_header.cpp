@@ -32,7 +32,8 @@ nlohmann::json header_json(const ReportHeader& header) {
                              {"dp_bucket_params", s->dp_bucket_params},
                              {"decode_kv_passes", s->decode_kv_passes},
                              {"pipelined_tp_wait_s", s->pipelined_tp_wait_s},
-                             {"pipelined_tp_wait_per_rank_s", s->pipelined_tp_wait_per_rank_s}};
+                             {"pipelined_tp_wait_per_rank_s", s->pipelined_tp_wait_per_rank_s},
+                             {"zero_gather_overlap", s->zero_gather_overlap}};
   }
   return out;
 }
@@ -60,6 +61,7 @@ std::string header_line(const ReportHeader& header) {
       out += fmt::format(", {:.3g} ms + {:.3g} ms per TP rank held on each TP collective while the pipeline spans nodes",
                          s->pipelined_tp_wait_s * 1e3, s->pipelined_tp_wait_per_rank_s * 1e3);
     }
+    if (!s->zero_gather_overlap) out += ", ZeRO's parameter all-gather before the next step";
     out += "\n";
   }
   return out;

@@ -33,6 +33,7 @@ struct ReportHeader {
     double decode_kv_passes = 1.0;
     double pipelined_tp_wait_s = 0.0;
     double pipelined_tp_wait_per_rank_s = 0.0;
+    bool zero_gather_overlap = true;
   };
   std::optional<Stack> software_stack;
 };

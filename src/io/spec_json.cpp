@@ -46,6 +46,7 @@ json hardware_json(const HardwareSpec& hw) {
              {"decode_kv_passes", hw.sw.decode_kv_passes},
              {"pipelined_tp_wait_s", hw.sw.pipelined_tp_wait_s},
              {"pipelined_tp_wait_per_rank_s", hw.sw.pipelined_tp_wait_per_rank_s},
+             {"zero_gather_overlap", hw.sw.zero_gather_overlap},
              {"dp_microbatch", hw.sw.dp_microbatch == DpMicrobatchSync::last_mb ? "last_mb" : "every_mb"}};
   json scale = json::object();
   for (const auto& [d, s] : hw.core.dtype_flop_scale) scale[std::string(dtype_name(d))] = s;

@@ -64,6 +64,11 @@ const Base kTrainCp{kH100, kLlama8b, {"parallelism.tp=2", "parallelism.cp=2", "p
 const Base kTrainInterleaved{kH100, kLlama8b,
                              {"parallelism.pp=4", "parallelism.mb=8", "parallelism.pp_schedule=interleaved_1f1b"},
                              {}};
+// kTrain with the distributed optimizer (ZeRO-1).
+const Base kTrainZero1{kH100, kLlama8b,
+                       {"parallelism.tp=2", "parallelism.pp=2", "parallelism.train.dp=4", "parallelism.mb=4",
+                        "sw_param.dp_zero_stage=1"},
+                       {}};
 // tp 4, pp 4 on 16 GPUs: the last two stages on the second node.
 const Base kTrainPipelineAcrossNodes{kH100, kLlama8b, {"parallelism.tp=4", "parallelism.pp=4", "parallelism.mb=4"}, {}};
 const Base kTrainFp8{kH100, kLlama8b, {"parallelism.tp=2", "sw_param.precision.matmul=fp8"}, {}};
@@ -154,6 +159,7 @@ std::vector<Probe> probes() {
       {"sw_param.pipelined_tp_wait", &kTrainPipelineAcrossNodes, {"sw_param.pipelined_tp_wait=100 ms"}},
       {"sw_param.pipelined_tp_wait_per_rank", &kTrainPipelineAcrossNodes, {"sw_param.pipelined_tp_wait_per_rank=50 ms"}},
       {"sw_param.dp_microbatch", &kTrain, {"sw_param.dp_microbatch=every_mb"}},
+      {"sw_param.zero_gather_overlap", &kTrainZero1, {"sw_param.zero_gather_overlap=false"}},
       // ---- tech_param.core ----
       {"tech_param.core.operating_frequency", &kTrain, {"tech_param.core.operating_frequency=1.5 GHz"}},
       {"tech_param.core.num_bundles", &kTrain, {"tech_param.core.num_bundles=100"}},

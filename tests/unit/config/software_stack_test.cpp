@@ -134,6 +134,17 @@ TEST(SoftwareStack, DecodeKvPassesAreAProfileValueAConfigCanSet) {
   EXPECT_THROW((void)load_hardware(kH100, {"sw_param.decode_kv_passes=0.5"}), ConfigError);
 }
 
+TEST(SoftwareStack, OnlyNanotronGathersZeroParametersBeforeTheNextStep) {
+  for (std::string_view name : software_stack_names()) {
+    EXPECT_EQ(profile(name).zero_gather_overlap, name.substr(0, 8) != "nanotron") << name;
+  }
+  EXPECT_TRUE(load_hardware(kH100).sw.zero_gather_overlap);
+  EXPECT_FALSE(load_hardware(kH100, {"sw_param.framework=nanotron"}).sw.zero_gather_overlap);
+  EXPECT_TRUE(
+      load_hardware(kH100, {"sw_param.framework=nanotron", "sw_param.zero_gather_overlap=true"}).sw.zero_gather_overlap);
+  EXPECT_THROW((void)load_hardware(kH100, {"sw_param.zero_gather_overlap=sometimes"}), ConfigError);
+}
+
 TEST(SoftwareStack, PipelinedTpWaitsAreProfileValuesAConfigCanSet) {
   EXPECT_DOUBLE_EQ(load_hardware(kH100).sw.pipelined_tp_wait_s, 0.0);
   const HardwareSpec nanotron = load_hardware(kH100, {"sw_param.framework=nanotron"});
