@@ -168,7 +168,10 @@ std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& c
     base.description = fmt::format("{} tp{} batch {} in {} out {}", r.text("model").substr(0, 20), r.text("tp"),
                                    r.text("batch_size").empty() ? r.text("concurrency") : r.text("batch_size"),
                                    r.text("input_len"), r.text("output_len"));
-    if (has(r.text("arch_notes"), "chunked")) base.description += " (its chunked attention run as full causal)";
+    std::string unread;  // scenario() says why when the text is not read
+    if (const auto arch = read_row_architecture(r, unread); arch && arch->chunked_attention) {
+      base.description += " (its chunked attention run as full causal)";
+    }
     // The metrics this row publishes: (metric, column, unit scale to SI).
     std::vector<std::tuple<std::string, std::string, double>> metrics;
     if (r.number("out_tok_s_total")) metrics.emplace_back("output_tokens_per_s", "out_tok_s_total", 1.0);
