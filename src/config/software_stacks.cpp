@@ -103,8 +103,8 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      0.277,  // [CAL stack.nanotron-pre-pp-fix.pipeline_transfer_stall]
      40e6,   // the default bucket (not fitted)
      1.0,    // (training only)
-     0.0,    // its runs show no pipelined TP wait
-     0.0,
+     0.0,    // its runs show no pipelined TP wait (fixed part)
+     0.0,    // nor a part per TP rank
      false},  // nanotron's ZeRO-1 optimizer (above)
     {"tensorrt-llm",
      "NVIDIA TensorRT-LLM (also the backend of NIM and of NeMo inference)",

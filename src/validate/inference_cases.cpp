@@ -26,10 +26,9 @@ bool has(const std::string& s, const char* needle) {
   return l.find(needle) != std::string::npos;
 }
 
-std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::string& reason) {
-  // MoE and attention text (row_architecture.hpp); dense rows pass unchanged.
-  const auto row_arch = read_row_architecture(r, reason);
-  if (!row_arch) return std::nullopt;
+// `row_arch`: the row's MoE and attention text (row_architecture.hpp), read by the caller.
+std::optional<Scenario> scenario(const CsvRow& r, const RowArchitecture& row_arch, const CaseInputs& in,
+                                 std::string& reason) {
   auto hw = device_for(r.text("gpu"), in.config_dir, in.overrides, reason);
   if (!hw) return std::nullopt;
   use_row_stack(*hw, r.text("engine"), RunType::inference);
@@ -38,7 +37,7 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   if (!batch) batch = r.number("concurrency");
   for (const char* c : {"layers", "hidden", "heads", "ffn", "vocab", "input_len", "output_len", "tp"}) {
     // An MoE row's ffn is text, read above.
-    if (row_arch->intermediate_size > 0 && std::string_view(c) == "ffn") continue;
+    if (row_arch.intermediate_size > 0 && std::string_view(c) == "ffn") continue;
     if (!r.number(c)) {
       reason = fmt::format("'{}' is not stated as a number ('{}')", c, r.text(c));
       return std::nullopt;
@@ -56,11 +55,11 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   m.num_layers = static_cast<int>(*r.number("layers"));
   m.hidden_dim = static_cast<std::int64_t>(*r.number("hidden"));
   m.intermediate_size =
-      row_arch->intermediate_size > 0 ? row_arch->intermediate_size : static_cast<std::int64_t>(*r.number("ffn"));
+      row_arch.intermediate_size > 0 ? row_arch.intermediate_size : static_cast<std::int64_t>(*r.number("ffn"));
   // Experts split over the TP ranks (the engines' expert parallelism over the same GPUs
   // moves the same bytes and FLOPs per GPU at the batches these rows run).
-  m.moe = row_arch->moe;
-  m.attention.head_dim = row_arch->attention.head_dim;
+  m.moe = row_arch.moe;
+  m.attention.head_dim = row_arch.attention.head_dim;
   m.vocab_size = static_cast<std::int64_t>(*r.number("vocab"));
   m.attention.num_heads = static_cast<int>(*r.number("heads"));
   m.attention.kv_heads = static_cast<int>(r.number("kv_heads").value_or(m.attention.num_heads));
@@ -70,7 +69,7 @@ std::optional<Scenario> scenario(const CsvRow& r, const CaseInputs& in, std::str
   const auto input = static_cast<std::int64_t>(*r.number("input_len"));
   m.decode_len = static_cast<std::int64_t>(*r.number("output_len"));
   m.seq_len = input + m.decode_len;
-  if (row_arch->moe_row() && r.number("ep").value_or(1.0) > 1.0 && *r.number("ep") != *r.number("tp")) {
+  if (row_arch.moe_row() && r.number("ep").value_or(1.0) > 1.0 && *r.number("ep") != *r.number("tp")) {
     reason = fmt::format("EP {} other than TP {}: the experts are modelled split over the TP ranks", r.text("ep"),
                          r.text("tp"));
     return std::nullopt;
@@ -168,10 +167,9 @@ std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& c
     base.description = fmt::format("{} tp{} batch {} in {} out {}", r.text("model").substr(0, 20), r.text("tp"),
                                    r.text("batch_size").empty() ? r.text("concurrency") : r.text("batch_size"),
                                    r.text("input_len"), r.text("output_len"));
-    std::string unread;  // scenario() says why when the text is not read
-    if (const auto arch = read_row_architecture(r, unread); arch && arch->chunked_attention) {
-      base.description += " (its chunked attention run as full causal)";
-    }
+    std::string reason;
+    const auto arch = read_row_architecture(r, reason);  // MoE and attention text; dense rows pass
+    if (arch && arch->chunked_attention) base.description += " (its chunked attention run as full causal)";
     // The metrics this row publishes: (metric, column, unit scale to SI).
     std::vector<std::tuple<std::string, std::string, double>> metrics;
     if (r.number("out_tok_s_total")) metrics.emplace_back("output_tokens_per_s", "out_tok_s_total", 1.0);
@@ -184,8 +182,7 @@ std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& c
       out.push_back(base);
       continue;
     }
-    std::string reason;
-    auto s = scenario(r, in, reason);
+    auto s = arch ? scenario(r, *arch, in, reason) : std::nullopt;
     std::optional<InferencePrediction> p;
     std::optional<Served> served;
     const bool online = !r.text("concurrency").empty();

@@ -93,22 +93,38 @@ TEST(TrainingPredictor, ABlockingPipelineEngineStallsEachTransfer) {
   EXPECT_NEAR(breakdown_sum(blocking), blocking.step_time_s, 1e-9 * blocking.step_time_s);
 }
 
+// Llama-2-7B over 8 data-parallel ranks, one sequence each: with tp 1 they fill one NVLink
+// node, so a data-parallel collective is one collective on that dimension.
+struct EightWayDataParallel {
+  HardwareSpec hw = [] {
+    HardwareSpec h = shipped_hardware("H100_SXM5_80GB");
+    h.parallelism.dp = 8;
+    h.parallelism.mb = 1;
+    return h;
+  }();
+  LlmModelSpec m = [] {
+    LlmModelSpec spec = shipped_model("llama2-7b");
+    spec.global_batch_size = 8;
+    return spec;
+  }();
+  double params = model::parameter_count(model::llm_dims(m, "test"));
+
+  // `op` over the 8 ranks on `bytes_per_param` bytes of every parameter.
+  [[nodiscard]] double collective_s(CollectiveOp op, double bytes_per_param) const {
+    return network::estimate_collective(op, params * bytes_per_param, {GroupSpan{&hw.network.dimensions[0], 8}},
+                                        hw.execution)
+        .time_s;
+  }
+};
+
 TEST(TrainingPredictor, OneGradientBufferAfterBackwardExposesTheWholeAllReduce) {
   // Megatron-LM 2020's DDP: every gradient all-reduced in one buffer once backward is done.
-  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
-  hw.parallelism.dp = 8;
-  hw.parallelism.mb = 1;
-  LlmModelSpec m = shipped_model("llama2-7b");
-  m.global_batch_size = 8;
+  auto [hw, m, params] = EightWayDataParallel{};
   const TrainingPrediction bucketed = predict_training(hw, m, "test");
   hw.sw.dp_bucket_params = kOneGradientBuffer;
   const TrainingPrediction one_buffer = predict_training(hw, m, "test");
-  const double params = model::parameter_count(model::llm_dims(m, "test"));
-  // With tp 1 the 8 data-parallel ranks fill one NVLink node.
-  const double exposed = network::estimate_collective(CollectiveOp::all_reduce,
-                                                      params * hw.sw.precision.grad_communication.bytes,
-                                                      {GroupSpan{&hw.network.dimensions[0], 8}}, hw.execution)
-                             .time_s;
+  const double exposed =
+      EightWayDataParallel{}.collective_s(CollectiveOp::all_reduce, hw.sw.precision.grad_communication.bytes);
   EXPECT_NEAR(category(one_buffer, "communication.dp"), exposed, 1e-6 * exposed);
   // 40M-parameter buckets leave only the last one after backward.
   EXPECT_LT(category(bucketed, "communication.dp"), 0.1 * exposed);
@@ -120,20 +136,12 @@ TEST(TrainingPredictor, AZeroGatherBeforeTheNextStepIsExposedWhole) {
   // ZeRO-1 over 8 data-parallel ranks in one node: the updated bf16 parameters are
   // all-gathered after the optimizer. Megatron's distributed optimizer hides them behind
   // the next step's forward; nanotron's optimizer.step() gathers them before it returns.
-  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
-  hw.parallelism.dp = 8;
-  hw.parallelism.mb = 1;
+  auto [hw, m, params] = EightWayDataParallel{};
   hw.sw.dp_zero_stage = 1;
-  LlmModelSpec m = shipped_model("llama2-7b");
-  m.global_batch_size = 8;
   const TrainingPrediction overlapped = predict_training(hw, m, "test");
   hw.sw.zero_gather_overlap = false;
   const TrainingPrediction blocking = predict_training(hw, m, "test");
-  const double params = model::parameter_count(model::llm_dims(m, "test"));
-  const double gather = network::estimate_collective(CollectiveOp::all_gather,
-                                                     params * hw.sw.precision.parameters.bytes,
-                                                     {GroupSpan{&hw.network.dimensions[0], 8}}, hw.execution)
-                            .time_s;
+  const double gather = EightWayDataParallel{}.collective_s(CollectiveOp::all_gather, hw.sw.precision.parameters.bytes);
   // A micro-batch's forward (4096 tokens of a 7B model) outlasts the gather, so only the
   // last 40M-parameter bucket of it was exposed; now all of it is.
   const double last_bucket = hw.sw.dp_bucket_params / params;
