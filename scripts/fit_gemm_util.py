@@ -39,6 +39,7 @@ CONFIG_FOR_GPU = {
     'B200-SXM-180GB': 'B200_HGX_180GB',
     'GB200': 'GB200_NVL72',
     'B300-SXM': 'GB300_NVL72',
+    'MI300X-OAM-192GB': 'MI300X_OAM_192GB',
 }
 KEY_FOR_DTYPE = {'bf16': ('tech_param.core.util', 'gemm_util'),
                  'fp8': ('tech_param.core.dtype_util.fp8', 'fp8_gemm_util')}

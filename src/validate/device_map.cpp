@@ -34,6 +34,8 @@ std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string
   if (has(gpu, "GB200")) return load("GB200_NVL72");
   if (has(gpu, "GB300")) return load("GB300_NVL72");
   if (has(gpu, "B200")) return load("B200_HGX_180GB");
+  // MI300X only: the MI325X (256 GB HBM3e, 1,000 W) and MI355X are other parts.
+  if (has(gpu, "MI300X")) return load("MI300X_OAM_192GB");
   if (has(gpu, "A100-SXM4")) {
     HardwareSpec hw = load("A100_SXM4_80GB");
     if (has(gpu, "40GB") && !has(gpu, "80GB")) {

@@ -43,6 +43,16 @@ TEST(DeviceMap, BlackwellRowsGetTheirSystem) {
   EXPECT_EQ(gb200->network.dimensions.front().size, std::vector<int>{64});  // an NVLink domain of 64
   EXPECT_EQ(b200->network.dimensions.front().size, std::vector<int>{8});
 }
+// An AMD row names its part; the MI325X is not the MI300X (more HBM, another power limit).
+TEST(DeviceMap, Mi300xRowsGetTheMi300xPlatformAndLaterPartsAreSkipped) {
+  std::string reason;
+  const auto mi300x = device_for("MI300X-OAM-192GB", kConfigs, {}, reason);
+  ASSERT_TRUE(mi300x) << reason;
+  EXPECT_EQ(mi300x->core.num_sms, 304);
+  EXPECT_FALSE(device_for("MI325X-256GB", kConfigs, {}, reason));
+  EXPECT_NE(reason.find("MI325X"), std::string::npos);
+}
+
 // Each source's framework or engine column -> its software-stack profile; what the column
 // does not name keeps "auto" (the run type's default).
 TEST(DeviceMap, RowsRunUnderTheirOwnSoftwareStack) {

@@ -168,6 +168,24 @@ TEST(ShippedConfigs, BlackwellSystemsHoldTheirDatasheetFigures) {
   }
 }
 
+// The MI300X platform against AMD's data sheet: dense BF16 / FP8 peaks, HBM3, 304 CUs, the
+// Infinity Fabric mesh (7 links of 64 GB/s per direction to the 7 peers), one 400 Gb/s NIC
+// per GPU.
+TEST(ShippedConfigs, Mi300xPlatformHoldsItsDatasheetFigures) {
+  const HardwareSpec hw = load_hardware(shipped("configs/hardware/MI300X_OAM_192GB.yaml"));
+  EXPECT_NEAR(*hw.core.peak_flops_per_s(DType::bf16), 1307.4e12, 0.5e12);
+  EXPECT_NEAR(*hw.core.peak_flops_per_s(DType::fp8), 2614.9e12, 1e12);
+  EXPECT_EQ(hw.core.num_sms, 304);
+  EXPECT_DOUBLE_EQ(hw.dram().size_bytes, 192e9);
+  EXPECT_DOUBLE_EQ(hw.dram().bandwidth_bytes_per_s, 5.3e12);
+  ASSERT_EQ(hw.network.dimensions.size(), 2u);
+  const NetworkDimension& xgmi = hw.network.dimensions[0];
+  EXPECT_EQ(xgmi.topology, TopologyType::fully_connected);
+  EXPECT_EQ(xgmi.size, std::vector<int>{8});
+  EXPECT_EQ(xgmi.bandwidth_bytes_per_s, std::vector<double>{7 * 64e9});
+  EXPECT_EQ(hw.network.dimensions[1].bandwidth_bytes_per_s, std::vector<double>{400e9 / 8.0});
+}
+
 // A config that keeps another device's fitted constant tags it `# [H100 name]`
 // (scripts/calibrate.py rewrites such copies with every refit): each copy must equal the
 // value tagged `# [CAL name]` in that device's file.
@@ -196,8 +214,9 @@ TEST(ShippedConfigs, CopiedConstantsEqualTheirSource) {
     }
   }
   // H200 keeps H100's protocol, softmax, HBM and 16-bit GEMM constants (its FP8 GEMM rate
-  // is its own measurement); B200, GB200 and GB300 its NVLS, LL/LL128 and softmax constants.
-  EXPECT_EQ(copies["H100"], 8 + 3 * 5);
+  // is its own measurement); B200, GB200 and GB300 its NVLS, LL/LL128 and softmax constants;
+  // MI300X its softmax overlap.
+  EXPECT_EQ(copies["H100"], 8 + 3 * 5 + 1);
   // GB200 and GB300 take B200's fitted NVLink 5 ring share.
   EXPECT_EQ(copies["B200"], 2);
 }
