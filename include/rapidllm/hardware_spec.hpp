@@ -40,6 +40,11 @@ enum class DpMicrobatchSync { every_mb, last_mb };
 // cuDNN's fused attention).
 enum class AttentionKernel { flash2, flash3 };
 enum class ActivationRecompute { none, selective, full };
+// How a stack runs a layer's norms, gated activation and rotary embedding: fused kernels
+// (Transformer Engine, torch.compile, Triton: one pass over the activations each), or
+// PyTorch eager ops (Python RMSNorm, SiLU-then-multiply, rotary in fp32: one kernel per op,
+// fp32 intermediates; model/elementwise_ops.hpp counts them).
+enum class ElementwiseKernels { fused, eager };
 
 struct SoftwareSpec {
   // The software-stack profile (software_stack.hpp): "auto" until the run type resolves
@@ -55,6 +60,7 @@ struct SoftwareSpec {
   // What backward recomputes: RAPID-LLM's full_recomputation gives full or selective;
   // rapidllm's sw_param.activation_recompute can also say none.
   ActivationRecompute recompute = ActivationRecompute::selective;
+  ElementwiseKernels elementwise_kernels = ElementwiseKernels::fused;
   double kernel_launch_overhead_s = 0.0;
   // Host time a pipeline engine blocks on each activation or gradient send and receive
   // (a blocking, polled handshake): the stage launches nothing meanwhile. The profile's
@@ -331,6 +337,7 @@ struct HardwareSpec {
 [[nodiscard]] std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name);
 [[nodiscard]] std::string_view to_string(ActivationRecompute r);
 [[nodiscard]] std::string_view to_string(AttentionKernel k);  // "flash2" | "flash3"
+[[nodiscard]] std::string_view to_string(ElementwiseKernels k);  // "fused" | "eager"
 [[nodiscard]] std::optional<ActivationRecompute> parse_activation_recompute(std::string_view name);
 [[nodiscard]] std::optional<CollectiveOp> parse_collective_op(std::string_view name);
 

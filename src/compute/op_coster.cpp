@@ -16,8 +16,8 @@ OpCoster::OpCoster(const HardwareSpec& hw, DType dtype, DType matmul_dtype)
 
 double OpCoster::launched(double body_s, int kernels) const { return std::max(body_s, launch_s_ * kernels); }
 
-double OpCoster::memory_kernel_s(double bytes) const {
-  return launched(bytes / dram_bytes_per_s_ + dram_latency_s_);
+double OpCoster::memory_kernel_s(double bytes, int kernels) const {
+  return launched(bytes / dram_bytes_per_s_ + kernels * dram_latency_s_, kernels);
 }
 
 double OpCoster::gemm_s(CachedGemmModel& model, const GemmShape& shape) {
@@ -54,8 +54,8 @@ OpTime OpCoster::time(const model::Op& op) {
       break;
     }
     case model::OpKind::memory:
-      t.forward_s = memory_kernel_s(op.forward_bytes);
-      t.backward_s = op.backward_bytes > 0 ? memory_kernel_s(op.backward_bytes) : 0.0;
+      t.forward_s = memory_kernel_s(op.forward_bytes, op.forward_kernels);
+      t.backward_s = op.backward_bytes > 0 ? memory_kernel_s(op.backward_bytes, op.backward_kernels) : 0.0;
       t.forward_energy = energy_.streaming(0.0, op.forward_bytes);
       t.backward_energy = energy_.streaming(0.0, op.backward_bytes);
       break;

@@ -29,8 +29,9 @@ class OpCoster {
   OpCoster(const HardwareSpec& hardware, DType dtype, DType matmul_dtype);
 
   [[nodiscard]] OpTime time(const model::Op& op);
-  // One memory-bound kernel moving `bytes` through HBM.
-  [[nodiscard]] double memory_kernel_s(double bytes) const;
+  // `kernels` memory-bound launches moving `bytes` through HBM in all: each pays the DRAM
+  // latency, and together they last at least their launch gaps.
+  [[nodiscard]] double memory_kernel_s(double bytes, int kernels = 1) const;
   // A kernel body with the launch rule applied.
   [[nodiscard]] double launched(double body_s, int kernels = 1) const;
   [[nodiscard]] double gemm_s(const GemmShape& shape) { return gemm_s(gemms_, shape); }

@@ -27,6 +27,8 @@ SoftwareSpec read_software(const Cursor& sw) {
                   : recompute == "selective" ? ActivationRecompute::selective
                   : recompute == "full" || full ? ActivationRecompute::full
                                                : ActivationRecompute::selective;
+  out.elementwise_kernels =
+      sw.child("elementwise_kernels").choice() == "eager" ? ElementwiseKernels::eager : ElementwiseKernels::fused;
   out.framework = sw.child("framework").choice();
   if (const Cursor gap = sw.child("kernel_launch_overhead"); gap.present()) {
     out.kernel_launch_overhead_s = gap.duration_s();

@@ -105,6 +105,11 @@ std::vector<Setting> hardware_settings() {
        "forward (true: Megatron's distributed optimizer) or before the next step starts (false: nanotron's "
        "optimizer.step()) (absent: the framework profile's)",
        {}, 0.0, 0.0, true},
+      {"sw_param.elementwise_kernels", H, ValueKind::choice, "", "fused",
+       "[rapidllm] how the stack runs norms, gated activations and rotary embeddings: fused (Transformer Engine, "
+       "torch.compile, Triton: one pass each) or eager (PyTorch ops one kernel at a time, fp32 upcasts: a Python "
+       "RMSNorm, SiLU then multiply, rotary in fp32)",
+       {"fused", "eager"}},
       {"sw_param.dp_microbatch", H, ValueKind::choice, "", "every_mb",
        "when data-parallel gradients are synchronised", {"every_mb", "last_mb"}},
 

@@ -108,6 +108,8 @@ std::string_view to_string(AttentionKernel k) {
   return "?";
 }
 
+std::string_view to_string(ElementwiseKernels k) { return k == ElementwiseKernels::eager ? "eager" : "fused"; }
+
 std::string_view to_string(ActivationRecompute r) {
   switch (r) {
     case ActivationRecompute::none: return "none";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/elementwise_ops.hpp"
 #include "model/mla_ops.hpp"
 #include "model/moe_ops.hpp"
 #include "model/op_factory.hpp"
@@ -40,7 +41,6 @@ double as_double(std::int64_t v) { return static_cast<double>(v); }
 // Multi-head or grouped-query attention: QKV projection, rope, attention, output projection.
 void append_attention_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>& ops) {
   const std::int64_t t = s.tokens();
-  const double eb = s.element_bytes;
   const TpShare share = tp_share(d, s.tp);
   const std::int64_t heads = share.heads;
   const std::int64_t kv_heads = share.kv_heads;
@@ -49,8 +49,7 @@ void append_attention_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>
   ops.push_back(gemm_op("qkv_projection", OpClass::qkv_projection, TpRole::column, t, q_cols + 2 * kv_cols, d.hidden));
   if (s.fp8_linears) ops.push_back(fp8_casts("qkv_fp8_casts", as_double(t), d.hidden, q_cols + 2 * kv_cols, true));
   if (d.rope) {
-    const double qk = as_double(t) * as_double(q_cols + kv_cols);
-    ops.push_back(memory_op("rotary_embedding", OpClass::elementwise, 2 * qk, 2 * qk, eb));
+    ops.push_back(rotary_op("rotary_embedding", as_double(t) * as_double(q_cols + kv_cols), 2, s));
   }
   Op attention = attention_op(d, s, heads, kv_heads, d.head_dim);
   ops.push_back(attention);
@@ -86,8 +85,7 @@ void append_mlp_ops(const LlmDims& d, const LocalShape& s, std::int64_t ffn, con
   if (d.mlp == MlpKind::swiglu) {
     ops.push_back(gemm_op(names.up, OpClass::mlp, TpRole::column, t, 2 * ffn, d.hidden));
     if (s.fp8_linears) ops.push_back(fp8_casts(names.up_casts, as_double(t), d.hidden, 2 * ffn, true));
-    // silu(gate) * up: read 2, write 1; backward reads gate, up, dy and writes dgate, dup.
-    ops.push_back(memory_op(names.activation, OpClass::elementwise, 3 * act, 5 * act, eb));
+    ops.push_back(swiglu_op(names.activation, OpClass::elementwise, act, s));
   } else {
     ops.push_back(gemm_op(names.up, OpClass::mlp, TpRole::column, t, ffn, d.hidden));
     if (s.fp8_linears) ops.push_back(fp8_casts(names.up_casts, as_double(t), d.hidden, ffn, true));
@@ -104,8 +102,7 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s, boo
 
   std::vector<Op> ops;
   ops.reserve(moe ? 24 : 14);
-  // Pre-attention norm: read x, write normed x; backward reads x, dy and writes dx.
-  ops.push_back(memory_op("attention_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, eb));
+  ops.push_back(norm_op("attention_norm", d.norm, nt * h, s));
   if (d.mla) {
     append_mla_ops(d, s, ops);
   } else {
@@ -114,7 +111,7 @@ std::vector<Op> transformer_layer_ops(const LlmDims& d, const LocalShape& s, boo
   // Residual add (read two, write one) and the pre-MLP norm; backward adds the residual
   // gradient to the branch gradient.
   ops.push_back(memory_op("attention_residual", OpClass::elementwise, 3 * nt * h, 2 * nt * h, eb));
-  ops.push_back(memory_op("mlp_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, eb));
+  ops.push_back(norm_op("mlp_norm", d.norm, nt * h, s));
   if (moe) {
     append_moe_ops(d, s, ops);
   } else {
@@ -144,7 +141,7 @@ std::vector<Op> head_ops(const LlmDims& d, const LocalShape& s, bool with_loss) 
   const std::int64_t t = s.tokens();
   const std::int64_t vocab = tp_share(d, s.tp).vocab;
   std::vector<Op> ops;
-  ops.push_back(memory_op("final_norm", OpClass::elementwise, 2 * nt * h, 3 * nt * h, s.element_bytes));
+  ops.push_back(norm_op("final_norm", d.norm, nt * h, s));
   // FP8 schemes leave the output layer in 16 bits: training recipes convert the transformer
   // layers' linears only, and inference quantizers exclude lm_head by default.
   Op lm_head = gemm_op("lm_head", OpClass::lm_head, TpRole::column, t, vocab, d.hidden);

@@ -59,6 +59,9 @@ struct Op {
   AttentionShape attention;    // kind attention
   double forward_bytes = 0.0;  // kind memory: HBM bytes read + written
   double backward_bytes = 0.0;
+  // kind memory: kernels each pass launches (1 fused; an eager op sequence, one per op).
+  int forward_kernels = 1;
+  int backward_kernels = 1;
 };
 
 // Per-rank extents of one micro-batch.
@@ -74,6 +77,9 @@ struct LocalShape {
   // FP8 GEMMs on 16-bit activations (Transformer Engine recipes): every linear layer
   // casts its input to FP8 and, in backward, casts and transposes its output gradient.
   bool fp8_linears = false;
+  // Norms, gated activations and rotary embeddings as PyTorch eager ops (SoftwareSpec::
+  // elementwise_kernels); otherwise each is one fused kernel.
+  bool eager_elementwise = false;
   // Inference decode: one new token per sequence attending to kv_len cached ones.
   bool decode = false;
   std::int64_t kv_len = 0;

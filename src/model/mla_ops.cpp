@@ -1,5 +1,6 @@
 #include "model/mla_ops.hpp"
 
+#include "model/elementwise_ops.hpp"
 #include "model/op_factory.hpp"
 #include "model/tp_share.hpp"
 
@@ -12,7 +13,6 @@ double as_double(std::int64_t v) { return static_cast<double>(v); }
 void append_mla_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>& ops) {
   const MlaDims& m = d.latent;
   const std::int64_t t = s.tokens();
-  const double eb = s.element_bytes;
   const std::int64_t heads = tp_split(d.heads, s.tp, "num_heads");
   // The down-projection takes the (gathered) layer input on every TP rank: as the first
   // column-parallel GEMM of the block it carries the block's input collectives.
@@ -20,12 +20,12 @@ void append_mla_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>& ops)
   ops.push_back(gemm_op("mla_down_projection", OpClass::qkv_projection, TpRole::column, t, down, d.hidden));
   if (s.fp8_linears) ops.push_back(fp8_casts("mla_down_fp8_casts", as_double(t), d.hidden, down, true));
   const double latents = as_double(t) * as_double(m.q_lora + m.kv_lora);
-  ops.push_back(memory_op("mla_latent_norms", OpClass::elementwise, 2 * latents, 3 * latents, eb));
+  ops.push_back(norm_op("mla_latent_norms", d.norm, latents, s));
   if (m.q_lora > 0) {
     ops.push_back(gemm_op("mla_q_up_projection", OpClass::qkv_projection, TpRole::none, t, heads * m.qk_head(), m.q_lora));
   }
   const double rope = as_double(t) * as_double((heads + 1) * m.qk_rope);
-  ops.push_back(memory_op("rotary_embedding", OpClass::elementwise, 2 * rope, 2 * rope, eb));
+  ops.push_back(rotary_op("rotary_embedding", rope, 2, s));
   if (!s.decode) {
     ops.push_back(gemm_op("mla_kv_up_projection", OpClass::qkv_projection, TpRole::none, t,
                           heads * (m.qk_nope + m.v_head), m.kv_lora));

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "model/elementwise_ops.hpp"
 #include "model/op_factory.hpp"
 #include "model/tp_share.hpp"
 #include "rapidllm/error.hpp"
@@ -72,7 +73,7 @@ void append_moe_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>& ops)
     ops.push_back(gemm_op("moe_expert_up", OpClass::experts, TpRole::none, g.rows, up_width, d.hidden, g.experts));
   }
   if (s.fp8_linears) ops.push_back(fp8_casts("moe_expert_up_fp8_casts", rows, d.hidden, up_width, false));
-  ops.push_back(gated ? memory_op("moe_swiglu", OpClass::elementwise, 3 * act, 5 * act, eb)
+  ops.push_back(gated ? swiglu_op("moe_swiglu", OpClass::elementwise, act, s)
                       : memory_op("moe_gelu", OpClass::elementwise, 2 * act, 3 * act, eb));
   for (const auto& g : load.groups) {
     ops.push_back(gemm_op("moe_expert_down", OpClass::experts, TpRole::none, g.rows, d.hidden, load.ffn, g.experts));

@@ -111,6 +111,9 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
       p.pp_schedule = PipelineSchedule::interleaved_1f1b;
       p.vpp = kTorchtitanStagesPerRank;
     }
+    // torch.compile fuses each block's norms, SwiGLU and rotary embedding; a run without it
+    // runs them as PyTorch eager ops.
+    if (!has(r.text("notes"), "compile")) s.hardware.sw.elementwise_kernels = ElementwiseKernels::eager;
   }
   const std::string zero = r.text("zero_fsdp");
   s.hardware.sw.dp_zero_stage = has(zero, "distributed optimizer") ? 1

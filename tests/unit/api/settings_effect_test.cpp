@@ -160,6 +160,7 @@ std::vector<Probe> probes() {
       {"sw_param.pipelined_tp_wait_per_rank", &kTrainPipelineAcrossNodes, {"sw_param.pipelined_tp_wait_per_rank=50 ms"}},
       {"sw_param.dp_microbatch", &kTrain, {"sw_param.dp_microbatch=every_mb"}},
       {"sw_param.zero_gather_overlap", &kTrainZero1, {"sw_param.zero_gather_overlap=false"}},
+      {"sw_param.elementwise_kernels", &kTrain, {"sw_param.elementwise_kernels=eager"}},
       // ---- tech_param.core ----
       {"tech_param.core.operating_frequency", &kTrain, {"tech_param.core.operating_frequency=1.5 GHz"}},
       {"tech_param.core.num_bundles", &kTrain, {"tech_param.core.num_bundles=100"}},

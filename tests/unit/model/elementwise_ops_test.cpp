@@ -1,0 +1,121 @@
+// Fused and eager elementwise ops move the bytes counted op by op in elementwise_ops.cpp.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "compute/op_coster.hpp"
+#include "model/elementwise_ops.hpp"
+#include "model/layer_ops.hpp"
+#include "rapidllm/config.hpp"
+
+namespace rapidllm::model {
+namespace {
+
+LocalShape shape(bool eager, double element_bytes = 2.0) {
+  LocalShape s;
+  s.micro_batch = 1;
+  s.seq = 1024;
+  s.element_bytes = element_bytes;
+  s.eager_elementwise = eager;
+  return s;
+}
+
+TEST(ElementwiseOps, FusedOpsReadAndWriteEachTensorOnce) {
+  const LocalShape s = shape(false);
+  const Op norm = norm_op("norm", NormKind::rmsnorm, 1000.0, s);
+  EXPECT_DOUBLE_EQ(norm.forward_bytes, 1000.0 * 2 * 2);  // x in, y out
+  EXPECT_DOUBLE_EQ(norm.backward_bytes, 1000.0 * 3 * 2);  // x, dy in, dx out
+  EXPECT_EQ(norm.forward_kernels, 1);
+  const Op glu = swiglu_op("glu", OpClass::elementwise, 1000.0, s);
+  EXPECT_DOUBLE_EQ(glu.forward_bytes, 1000.0 * 3 * 2);
+  EXPECT_DOUBLE_EQ(glu.backward_bytes, 1000.0 * 5 * 2);
+  const Op rope = rotary_op("rope", 1000.0, 2, s);
+  EXPECT_DOUBLE_EQ(rope.forward_bytes, 1000.0 * 2 * 2);
+  EXPECT_EQ(rope.backward_kernels, 1);
+}
+
+// bf16 activations (2 bytes) upcast to fp32 (4 bytes). RMSNorm forward: upcast 2 + 4, pow
+// 4 + 4, mean 4, x * r 4 + 4, downcast 4 + 2, times weight 2 + 2 = 36 bytes per element in
+// 8 kernels; backward 76 in 14. SiLU-then-multiply: 2 + 2 and 2 + 2 + 2 = 10, backward three
+// multiplies' worth 6 + 6 + 6 = 18. Rotary: upcast 6, complex multiply 8, downcast 6 = 20
+// each way, 3 kernels per tensor.
+TEST(ElementwiseOps, EagerBf16OpsMoveTheirOpByOpBytes) {
+  const LocalShape s = shape(true);
+  const Op norm = norm_op("norm", NormKind::rmsnorm, 1000.0, s);
+  EXPECT_DOUBLE_EQ(norm.forward_bytes, 36'000.0);
+  EXPECT_DOUBLE_EQ(norm.backward_bytes, 76'000.0);
+  EXPECT_EQ(norm.forward_kernels, 8);
+  EXPECT_EQ(norm.backward_kernels, 14);
+  const Op glu = swiglu_op("glu", OpClass::elementwise, 1000.0, s);
+  EXPECT_DOUBLE_EQ(glu.forward_bytes, 10'000.0);
+  EXPECT_DOUBLE_EQ(glu.backward_bytes, 18'000.0);
+  EXPECT_EQ(glu.forward_kernels, 2);
+  EXPECT_EQ(glu.backward_kernels, 3);
+  const Op rope = rotary_op("rope", 1000.0, 2, s);
+  EXPECT_DOUBLE_EQ(rope.forward_bytes, 20'000.0);
+  EXPECT_DOUBLE_EQ(rope.backward_bytes, 20'000.0);
+  EXPECT_EQ(rope.forward_kernels, 6);
+}
+
+// fp32 activations: .float() and .type_as() are no-ops, their casts and kernels drop out.
+// LayerNorm is one ATen kernel each way in eager PyTorch too.
+TEST(ElementwiseOps, Fp32ActivationsSkipTheCastsAndLayerNormIsOneKernelEitherWay) {
+  const LocalShape s = shape(true, 4.0);
+  const Op norm = norm_op("norm", NormKind::rmsnorm, 1000.0, s);
+  EXPECT_DOUBLE_EQ(norm.forward_bytes, 1000.0 * (2 * 4 + 5 * 4));
+  EXPECT_DOUBLE_EQ(norm.backward_bytes, 1000.0 * (6 * 4 + 13 * 4));
+  EXPECT_EQ(norm.forward_kernels, 6);
+  EXPECT_EQ(norm.backward_kernels, 12);
+  EXPECT_DOUBLE_EQ(rotary_op("rope", 1000.0, 2, s).forward_bytes, 1000.0 * 8);
+  const Op layernorm = norm_op("norm", NormKind::layernorm, 1000.0, shape(true));
+  EXPECT_DOUBLE_EQ(layernorm.forward_bytes, norm_op("norm", NormKind::layernorm, 1000.0, shape(false)).forward_bytes);
+  EXPECT_EQ(layernorm.forward_kernels, 1);
+}
+
+// A Llama layer's eager ops add exactly the differences above: two norms over T x h, the
+// gated activation over T x ffn, rotary over T x (q + kv) columns; nothing else changes.
+TEST(ElementwiseOps, AnEagerLlamaLayerAddsOnlyItsNormsActivationAndRotary) {
+  LlmDims d;
+  d.hidden = 4096;
+  d.heads = 32;
+  d.kv_heads = 8;
+  d.head_dim = 128;
+  d.ffn = 14336;
+  d.vocab = 128256;
+  d.layers = 1;
+  d.mlp = MlpKind::swiglu;
+  d.norm = NormKind::rmsnorm;
+  d.rope = true;
+  d.flash_attention = true;
+  const auto bytes = [&](bool eager) {
+    std::map<std::string, double> by_name;
+    for (const Op& op : transformer_layer_ops(d, shape(eager))) {
+      if (op.kind == OpKind::memory) by_name[std::string(op.name)] += op.forward_bytes + op.backward_bytes;
+    }
+    return by_name;
+  };
+  const auto fused = bytes(false);
+  const auto eager = bytes(true);
+  const double t = 1024.0;
+  EXPECT_DOUBLE_EQ(eager.at("attention_norm") - fused.at("attention_norm"), t * 4096 * (36 + 76 - 4 - 6));
+  EXPECT_DOUBLE_EQ(eager.at("mlp_norm") - fused.at("mlp_norm"), t * 4096 * (36 + 76 - 4 - 6));
+  EXPECT_DOUBLE_EQ(eager.at("swiglu") - fused.at("swiglu"), t * 14336 * (10 + 18 - 6 - 10));
+  EXPECT_DOUBLE_EQ(eager.at("rotary_embedding") - fused.at("rotary_embedding"), t * (4096 + 1024) * (40 - 8));
+  EXPECT_DOUBLE_EQ(eager.at("attention_residual"), fused.at("attention_residual"));
+  EXPECT_DOUBLE_EQ(eager.at("mlp_residual"), fused.at("mlp_residual"));
+}
+
+// A sequence of k memory kernels pays k DRAM latencies and lasts at least k launch gaps.
+TEST(ElementwiseOps, EachEagerKernelPaysItsLatencyAndLaunch) {
+  HardwareSpec hw = load_hardware(std::string(RAPIDLLM_SOURCE_DIR) + "/configs/hardware/H100_SXM5_80GB.yaml");
+  hw.sw.kernel_launch_overhead_s = 10e-6;
+  const compute::OpCoster coster(hw, DType::bf16, DType::bf16);
+  const double bw = hw.dram().bandwidth_bytes_per_s * hw.dram().util;
+  const double latency = hw.dram().latency_s;
+  EXPECT_DOUBLE_EQ(coster.memory_kernel_s(1e9, 8), 1e9 / bw + 8 * latency);  // bandwidth-bound
+  EXPECT_DOUBLE_EQ(coster.memory_kernel_s(1e3, 8), 8 * 10e-6);                 // launch-bound
+}
+
+}  // namespace
+}  // namespace rapidllm::model
