@@ -39,12 +39,20 @@ enum class DpMicrobatchSync { every_mb, last_mb };
 // (Ampere-style MMAs, also Triton's) or FlashAttention-3-class ones (Hopper warpgroup MMAs,
 // cuDNN's fused attention).
 enum class AttentionKernel { flash2, flash3 };
-enum class ActivationRecompute { none, selective, full };
+// What backward recomputes: nothing; the attention core (Megatron's selective); the whole
+// layer forward; or op by op as torchtitan's selective op checkpointing does (every matmul's
+// and attention's output saved but every second matmul's; backward recomputes those matmuls
+// and every other forward op: model/op_recompute.hpp).
+enum class ActivationRecompute { none, selective, full, op };
 // How a stack runs a layer's norms, gated activation and rotary embedding: fused kernels
 // (Transformer Engine, torch.compile, Triton: one pass over the activations each), or
 // PyTorch eager ops (Python RMSNorm, SiLU-then-multiply, rotary in fp32: one kernel per op,
 // fp32 intermediates; model/elementwise_ops.hpp counts them).
 enum class ElementwiseKernels { fused, eager };
+// How a stack computes the cross-entropy over the vocabulary: Megatron's vocabulary-parallel
+// kernel, in place on one fp32 copy of the logits (fused), or PyTorch's F.cross_entropy on an
+// fp32 upcast (eager: a log-softmax output, its gradient and the upcast's each a tensor).
+enum class CrossEntropyKernel { fused, eager };
 
 struct SoftwareSpec {
   // The software-stack profile (software_stack.hpp): "auto" until the run type resolves
@@ -99,6 +107,9 @@ struct SoftwareSpec {
   // The profile's unless given.
   bool zero_gather_overlap = true;
   bool zero_gather_overlap_given = false;
+  // The profile's unless given.
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::fused;
+  bool cross_entropy_given = false;
 };
 
 struct CoreSpec {
@@ -338,6 +349,7 @@ struct HardwareSpec {
 [[nodiscard]] std::string_view to_string(ActivationRecompute r);
 [[nodiscard]] std::string_view to_string(AttentionKernel k);  // "flash2" | "flash3"
 [[nodiscard]] std::string_view to_string(ElementwiseKernels k);  // "fused" | "eager"
+[[nodiscard]] std::string_view to_string(CrossEntropyKernel k);  // "fused" | "eager"
 [[nodiscard]] std::optional<ActivationRecompute> parse_activation_recompute(std::string_view name);
 [[nodiscard]] std::optional<CollectiveOp> parse_collective_op(std::string_view name);
 

@@ -44,6 +44,8 @@ struct SoftwareStackProfile {
   // ZeRO's parameter all-gather after the optimizer runs behind the next step's forward
   // (SoftwareSpec::zero_gather_overlap).
   bool zero_gather_overlap = true;
+  // Its cross-entropy kernel over the vocabulary (SoftwareSpec::cross_entropy).
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::fused;
 };
 
 // A bucket no model fills: the gradients are reduced in one piece after backward.
@@ -56,8 +58,8 @@ inline constexpr std::string_view kAutoFramework = "auto";
 [[nodiscard]] std::optional<SoftwareStackProfile> software_stack_profile(std::string_view name);
 [[nodiscard]] const std::vector<std::string_view>& software_stack_names();
 // Fills sw's compute_efficiency, kernel_launch_overhead_s, attention_kernel,
-// pipeline_transfer_stall_s, dp_bucket_params, decode_kv_passes, the pipelined TP waits and
-// zero_gather_overlap from the profile sw.framework
+// pipeline_transfer_stall_s, dp_bucket_params, decode_kv_passes, the pipelined TP waits,
+// zero_gather_overlap and cross_entropy from the profile sw.framework
 // names ("auto" resolved for run_type), except the values the config set itself.
 void apply_software_stack(SoftwareSpec& sw, RunType run_type);
 // Whether sw's profile is the one run_type resolves to (a spec built by hand, with none

@@ -25,6 +25,7 @@ SoftwareSpec read_software(const Cursor& sw) {
   }
   out.recompute = recompute == "none"        ? ActivationRecompute::none
                   : recompute == "selective" ? ActivationRecompute::selective
+                  : recompute == "op"        ? ActivationRecompute::op
                   : recompute == "full" || full ? ActivationRecompute::full
                                                : ActivationRecompute::selective;
   out.elementwise_kernels =
@@ -57,6 +58,10 @@ SoftwareSpec read_software(const Cursor& sw) {
   if (const Cursor wait = sw.child("pipelined_tp_wait"); wait.present()) {
     out.pipelined_tp_wait_s = wait.duration_s();
     out.pipelined_tp_wait_given = true;
+  }
+  if (const std::string kernel = sw.child("cross_entropy").choice(); kernel != "auto") {
+    out.cross_entropy = kernel == "eager" ? CrossEntropyKernel::eager : CrossEntropyKernel::fused;
+    out.cross_entropy_given = true;
   }
   if (const Cursor overlap = sw.child("zero_gather_overlap"); overlap.present()) {
     out.zero_gather_overlap = overlap.boolean();

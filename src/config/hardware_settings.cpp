@@ -38,9 +38,10 @@ std::vector<Setting> hardware_settings() {
       {"sw_param.full_recomputation", H, ValueKind::boolean, "", "false",
        "recompute every layer's forward during backward (activation checkpointing)"},
       {"sw_param.activation_recompute", H, ValueKind::choice, "", "auto",
-       "[rapidllm] activations recomputed in backward: none, selective (attention core), full; auto = "
+       "[rapidllm] activations recomputed in backward: none, selective (attention core), full, op (torchtitan's "
+       "selective op checkpointing: every second matmul and every non-matmul op but attention); auto = "
        "full_recomputation ? full : selective",
-       {"auto", "none", "selective", "full"}},
+       {"auto", "none", "selective", "full", "op"}},
       {"sw_param.framework", H, ValueKind::choice, "", "auto",
        "[rapidllm] software-stack profile (docs/software-stacks.md): what share of the kernels' speed the "
        "framework's step sustains and its launch gap; auto = megatron-core for training, tensorrt-llm for "
@@ -105,6 +106,11 @@ std::vector<Setting> hardware_settings() {
        "forward (true: Megatron's distributed optimizer) or before the next step starts (false: nanotron's "
        "optimizer.step()) (absent: the framework profile's)",
        {}, 0.0, 0.0, true},
+      {"sw_param.cross_entropy", H, ValueKind::choice, "", "auto",
+       "[rapidllm] the loss's cross-entropy over the vocabulary: fused (Megatron's vocabulary-parallel kernel, in "
+       "place on one fp32 copy of the logits) or eager (F.cross_entropy on an fp32 upcast: the log-softmax output "
+       "and its gradient are tensors of their own); auto = the framework profile's",
+       {"auto", "fused", "eager"}},
       {"sw_param.elementwise_kernels", H, ValueKind::choice, "", "fused",
        "[rapidllm] how the stack runs norms, gated activations and rotary embeddings: fused (Transformer Engine, "
        "torch.compile, Triton: one pass each) or eager (PyTorch ops one kernel at a time, fp32 upcasts: a Python "

@@ -54,10 +54,19 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      "training.csv rows of llm-foundry (A100 40/80 GB, H100)"},
     {"torchtitan",
      "PyTorch torchtitan (FSDP2, torch.compile, async TP), 2024-2025 nightlies",
-     0.614,  // [CAL stack.torchtitan.compute_efficiency]
+     0.638,  // [CAL stack.torchtitan.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // PyTorch SDPA's FlashAttention-2 backend
-     "training.csv rows of torchtitan"},
+     "training.csv rows of torchtitan",
+     0.0,   // asynchronous pipeline sends
+     40e6,  // FSDP2 reduces each block's gradients as its backward ends (the default bucket)
+     1.0,   // (training only)
+     0.0,   // no pipelined TP wait
+     0.0,
+     true,  // (FSDP: no ZeRO-1 gather)
+     // Its loss is F.cross_entropy(pred.flatten(0, 1).float(), labels) outside the compiled
+     // blocks (train.py): the upcast, log-softmax and their gradients as PyTorch ops.
+     CrossEntropyKernel::eager},
     {"maxtext",
      "MaxText on JAX/XLA for GPUs (NVIDIA DGX-Cloud recipes)",
      0.634,  // [CAL stack.maxtext.compute_efficiency]
@@ -164,6 +173,7 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   if (!sw.pipelined_tp_wait_given) sw.pipelined_tp_wait_s = profile->pipelined_tp_wait_s;
   if (!sw.pipelined_tp_wait_per_rank_given) sw.pipelined_tp_wait_per_rank_s = profile->pipelined_tp_wait_per_rank_s;
   if (!sw.zero_gather_overlap_given) sw.zero_gather_overlap = profile->zero_gather_overlap;
+  if (!sw.cross_entropy_given) sw.cross_entropy = profile->cross_entropy;
 }
 
 bool stack_resolved_for(const SoftwareSpec& sw, RunType run_type) {

@@ -110,11 +110,14 @@ std::string_view to_string(AttentionKernel k) {
 
 std::string_view to_string(ElementwiseKernels k) { return k == ElementwiseKernels::eager ? "eager" : "fused"; }
 
+std::string_view to_string(CrossEntropyKernel k) { return k == CrossEntropyKernel::eager ? "eager" : "fused"; }
+
 std::string_view to_string(ActivationRecompute r) {
   switch (r) {
     case ActivationRecompute::none: return "none";
     case ActivationRecompute::selective: return "selective";
     case ActivationRecompute::full: return "full";
+    case ActivationRecompute::op: return "op";
   }
   return "?";
 }
@@ -124,7 +127,7 @@ std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name) {
 }
 
 std::optional<ActivationRecompute> parse_activation_recompute(std::string_view name) {
-  return parse_enum(name, ActivationRecompute::none, ActivationRecompute::full);
+  return parse_enum(name, ActivationRecompute::none, ActivationRecompute::op);
 }
 
 std::optional<CollectiveOp> parse_collective_op(std::string_view name) {

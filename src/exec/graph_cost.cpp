@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "exec/comm_costs.hpp"
+#include "model/op_recompute.hpp"
 
 namespace rapidllm::exec {
 
@@ -106,6 +107,14 @@ GraphCost schedule_free_cost(const model::OpGraph& graph, compute::OpCoster& cos
   } else if (graph.recompute == model::Recompute::attention_core) {
     out.recompute_s = out.compute.attention_forward_s;
     out.recompute_energy = out.compute.attention_forward_energy;
+  } else if (graph.recompute == model::Recompute::op_level) {
+    const std::vector<double> shares = model::op_recompute_shares(graph.ops());
+    for (std::size_t i = 0; i < shares.size(); ++i) {
+      if (shares[i] == 0.0) continue;
+      const compute::OpTime t = coster.time(graph.ops()[i]);
+      out.recompute_s += shares[i] * t.forward_s;
+      out.recompute_energy += t.forward_energy.scaled(shares[i]);
+    }
   }
   return out;
 }

@@ -97,6 +97,13 @@ ModelPartition::ModelPartition(const HardwareSpec& hw, const LlmModelSpec& spec,
   }
   (void)model::tp_share(dims_, degrees_.tp);
   check_expert_parallelism(dims_, hw, spec.run_type);
+  if (spec.run_type == RunType::training && hw.sw.recompute == ActivationRecompute::op && (dims_.has_moe() || dims_.mla)) {
+    // torchtitan's policy counts aten.mm calls; MoE experts run grouped GEMMs and MLA other
+    // projections, whose save pattern the model does not follow.
+    throw InfeasibleError("sw_param.activation_recompute: op (torchtitan's selective op checkpointing) is modelled "
+                          "for dense layers with multi-head or grouped-query attention; use selective or full for "
+                          "MoE and MLA models");
+  }
   // Training splits every sequence evenly over the CP ranks; an inference prompt that cp
   // does not divide leaves the last rank a shorter part (the busiest rank is costed).
   if (spec.run_type == RunType::training && spec.seq_len % degrees_.cp != 0) {
@@ -147,6 +154,7 @@ model::LocalShape ModelPartition::local_shape(std::int64_t micro_batch, std::int
   s.kv_element_bytes = hw_.sw.precision.kv_cache.bytes;
   s.fp8_linears = hw_.sw.precision.matmul.bytes < hw_.sw.precision.tensor_format.bytes;
   s.eager_elementwise = hw_.sw.elementwise_kernels == ElementwiseKernels::eager;
+  s.eager_cross_entropy = hw_.sw.cross_entropy == CrossEntropyKernel::eager;
   return s;
 }
 
@@ -161,6 +169,7 @@ parallel::PartSettings ModelPartition::part_settings() const {
   const ActivationRecompute r = hw_.sw.recompute;
   // Fused attention kernels recompute their core anyway: selective recompute adds nothing.
   p.recompute = r == ActivationRecompute::full                                      ? model::Recompute::full
+                : r == ActivationRecompute::op                                  ? model::Recompute::op_level
                 : r == ActivationRecompute::selective && !dims_.flash_attention ? model::Recompute::attention_core
                                                                                   : model::Recompute::none;
   return p;

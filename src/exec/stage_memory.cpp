@@ -24,6 +24,7 @@ std::vector<memory::StageMemoryInputs> group_inputs(const ModelPartition& ctx, c
   memory::ActivationOptions options;
   options.recompute = hw.sw.recompute == ActivationRecompute::full        ? memory::Recompute::full
                       : hw.sw.recompute == ActivationRecompute::selective ? memory::Recompute::selective
+                      : hw.sw.recompute == ActivationRecompute::op        ? memory::Recompute::op_level
                                                                           : memory::Recompute::none;
   options.dropout = ctx.spec().model_type == "gpt";
   options.stats_bytes = hw.sw.precision.stats.bytes;
@@ -31,8 +32,12 @@ std::vector<memory::StageMemoryInputs> group_inputs(const ModelPartition& ctx, c
   const double per_moe_layer = d.has_moe() ? memory::layer_activation_bytes(d, shape, options, true) : 0.0;
   const double stream = static_cast<double>(shape.norm_tokens()) * static_cast<double>(d.hidden) * shape.element_bytes;
   // The loss works on the logits in fp32 next to their 16-bit copy: one micro-batch's at a time.
-  const double logits = static_cast<double>(shape.tokens()) * static_cast<double>(d.vocab) / deg.tp *
-                        (4.0 + shape.element_bytes);
+  // An eager cross-entropy holds more: forward the 16-bit logits, their fp32 upcast and the
+  // log-softmax output; backward that output, its incoming gradient and the one it passes on.
+  const double per_logit = hw.sw.cross_entropy == CrossEntropyKernel::eager
+                               ? std::max(shape.element_bytes + 8.0, 12.0)
+                               : 4.0 + shape.element_bytes;
+  const double logits = static_cast<double>(shape.tokens()) * static_cast<double>(d.vocab) / deg.tp * per_logit;
   // ZeRO-3 gathers one layer at a time: the largest (an MoE layer's experts outweigh a dense one).
   double largest_layer = 0.0;
   for (int layer : ctx.first_layer_of_kind()) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "model/model_flops.hpp"
+#include "model/op_recompute.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::exec {
@@ -92,18 +93,21 @@ Template make_template(const model::OpGraph& g, model::Pass pass, const std::vec
       }
       return t;
     }
-    if (g.recompute == model::Recompute::attention_core) {
+    if (g.recompute == model::Recompute::attention_core || g.recompute == model::Recompute::op_level) {
+      // What backward recomputes before its kernels, as one node: the attention core, or the
+      // ops torchtitan's selective op checkpointing did not save.
+      const bool op_level = g.recompute == model::Recompute::op_level;
+      const std::vector<double> shares = op_level ? model::op_recompute_shares(g.ops()) : std::vector<double>{};
       TemplateNode r;
-      r.op_name = "attention_recompute";
-      r.cls = model::OpClass::attention;
+      r.op_name = op_level ? "op_recompute" : "attention_recompute";
+      r.cls = op_level ? model::OpClass::elementwise : model::OpClass::attention;
       r.recompute = true;
       for (std::size_t i = 0; i < g.nodes().size(); ++i) {
         const model::Node& n = g.nodes()[i];
-        if (n.pass == model::Pass::forward && n.kind == model::NodeKind::compute &&
-            g.ops()[n.index].kind == model::OpKind::attention) {
-          r.duration_s += times[n.index].forward_s;
-          r.flops += times[n.index].forward_flops;
-        }
+        if (n.pass != model::Pass::forward || n.kind != model::NodeKind::compute) continue;
+        const double share = op_level ? shares[n.index] : g.ops()[n.index].kind == model::OpKind::attention ? 1.0 : 0.0;
+        r.duration_s += share * times[n.index].forward_s;
+        r.flops += share * times[n.index].forward_flops;
       }
       if (r.duration_s > 0.0) t.push_back(std::move(r));
     }

@@ -33,7 +33,8 @@ nlohmann::json header_json(const ReportHeader& header) {
                              {"decode_kv_passes", s->decode_kv_passes},
                              {"pipelined_tp_wait_s", s->pipelined_tp_wait_s},
                              {"pipelined_tp_wait_per_rank_s", s->pipelined_tp_wait_per_rank_s},
-                             {"zero_gather_overlap", s->zero_gather_overlap}};
+                             {"zero_gather_overlap", s->zero_gather_overlap},
+                             {"cross_entropy", s->cross_entropy}};
   }
   return out;
 }
@@ -62,6 +63,7 @@ std::string header_line(const ReportHeader& header) {
                          s->pipelined_tp_wait_s * 1e3, s->pipelined_tp_wait_per_rank_s * 1e3);
     }
     if (!s->zero_gather_overlap) out += ", ZeRO's parameter all-gather before the next step";
+    if (s->cross_entropy == "eager") out += ", eager cross-entropy on an fp32 upcast";
     out += "\n";
   }
   return out;

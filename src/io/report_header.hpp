@@ -34,6 +34,7 @@ struct ReportHeader {
     double pipelined_tp_wait_s = 0.0;
     double pipelined_tp_wait_per_rank_s = 0.0;
     bool zero_gather_overlap = true;
+    std::string cross_entropy;
   };
   std::optional<Stack> software_stack;
 };

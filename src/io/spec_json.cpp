@@ -29,6 +29,7 @@ json hardware_json(const HardwareSpec& hw) {
              {"attention_kernel", to_string(hw.sw.attention_kernel)},
              {"activation_recompute", to_string(hw.sw.recompute)},
              {"elementwise_kernels", to_string(hw.sw.elementwise_kernels)},
+             {"cross_entropy", to_string(hw.sw.cross_entropy)},
              {"kernel_launch_overhead_s", hw.sw.kernel_launch_overhead_s},
              {"pipeline_transfer_stall_s", hw.sw.pipeline_transfer_stall_s},
              {"dp_zero_stage", hw.sw.dp_zero_stage},

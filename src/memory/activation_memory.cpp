@@ -20,6 +20,17 @@ double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& 
   const double kv = kv_heads * static_cast<double>(d.head_dim);
   const double f = static_cast<double>(d.ffn) / t;
   const double mask = o.dropout ? 1.0 : 0.0;  // bytes per element of a dropout mask
+  const double lse = tokens * static_cast<double>(d.heads) / t * 4.0;  // fused attention's fp32 log-sum-exp
+
+  if (o.recompute == Recompute::op_level) {
+    // Dense layers only (the partition refuses the rest). Saved: the layer input, the outputs
+    // of the odd-numbered matmuls (Q and V of Q, K, V; SwiGLU's gate and down projections of
+    // wq wk wv wo w1 w3 w2, a GPT MLP's up projection of wq wk wv wo up down) and attention's
+    // output with its log-sum-exp. The rest is recomputed from them.
+    const bool gated = d.mlp == model::MlpKind::swiglu;
+    return stream * h * e + tokens * (2.0 * q + kv) * e + (d.flash_attention ? lse : 0.0) +
+           tokens * (gated ? f + h : f) * e;
+  }
 
   double bytes = 0.0;
   bytes += 2.0 * stream * h * e;                   // inputs of the two norms
@@ -38,7 +49,7 @@ double layer_activation_bytes(const model::LlmDims& d, const model::LocalShape& 
   }
   bytes += 2.0 * stream * h * mask;                // dropout masks after attention and MLP
   if (d.flash_attention) {
-    bytes += tokens * static_cast<double>(d.heads) / t * 4.0;  // fp32 log-sum-exp per query and head
+    bytes += lse;
   } else if (o.recompute != Recompute::selective) {
     // Scores: softmax output, dropout mask and dropout output per (head, query, key).
     const double scores = tokens * static_cast<double>(d.heads) / t * static_cast<double>(s.seq);

@@ -4,14 +4,15 @@
 // GPT without recompute this is s b h (34 + 5 a s / h) with 16-bit activations; tensor
 // parallelism divides what is split over heads and MLP columns, sequence parallelism also
 // the norm, residual and dropout tensors; selective recompute drops the attention scores,
-// full recompute keeps only the layer input.
+// full recompute keeps only the layer input, op-level recompute (torchtitan's selective op
+// checkpointing, model/op_recompute.hpp) the layer input and the saved ops' outputs.
 #pragma once
 
 #include "model/layer_ops.hpp"
 
 namespace rapidllm::memory {
 
-enum class Recompute { none, selective, full };
+enum class Recompute { none, selective, full, op_level };
 
 struct ActivationOptions {
   Recompute recompute = Recompute::none;

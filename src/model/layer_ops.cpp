@@ -47,6 +47,7 @@ void append_attention_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>
   const std::int64_t q_cols = heads * d.head_dim;
   const std::int64_t kv_cols = kv_heads * d.head_dim;
   ops.push_back(gemm_op("qkv_projection", OpClass::qkv_projection, TpRole::column, t, q_cols + 2 * kv_cols, d.hidden));
+  ops.back().matmul_columns = {q_cols, kv_cols, kv_cols};  // wq, wk, wv
   if (s.fp8_linears) ops.push_back(fp8_casts("qkv_fp8_casts", as_double(t), d.hidden, q_cols + 2 * kv_cols, true));
   if (d.rope) {
     ops.push_back(rotary_op("rotary_embedding", as_double(t) * as_double(q_cols + kv_cols), 2, s));
@@ -84,6 +85,7 @@ void append_mlp_ops(const LlmDims& d, const LocalShape& s, std::int64_t ffn, con
   const double act = as_double(t) * as_double(ffn);
   if (d.mlp == MlpKind::swiglu) {
     ops.push_back(gemm_op(names.up, OpClass::mlp, TpRole::column, t, 2 * ffn, d.hidden));
+    ops.back().matmul_columns = {ffn, ffn, 0};  // gate (w1), up (w3)
     if (s.fp8_linears) ops.push_back(fp8_casts(names.up_casts, as_double(t), d.hidden, 2 * ffn, true));
     ops.push_back(swiglu_op(names.activation, OpClass::elementwise, act, s));
   } else {
@@ -148,10 +150,25 @@ std::vector<Op> head_ops(const LlmDims& d, const LocalShape& s, bool with_loss) 
   lm_head.in_tensor_format = true;
   ops.push_back(lm_head);
   if (with_loss) {
-    // Vocabulary-parallel cross-entropy: read the logits for max, sum-exp and the target
-    // logit (fused), backward writes softmax - onehot over the logits.
     const double logits = as_double(t) * as_double(vocab);
-    ops.push_back(memory_op("cross_entropy", OpClass::loss, logits, 2 * logits, s.element_bytes));
+    const double e = s.element_bytes;
+    if (s.eager_cross_entropy) {
+      // F.cross_entropy(logits.float(), labels), per logit: the upcast reads e and writes 4,
+      // log-softmax reads 4 and writes 4, the target gather is one value per token (3
+      // kernels). Backward: the gather's gradient is written dense (4; a fill and a
+      // scatter), log-softmax's backward reads its output and that gradient and writes 4,
+      // the upcast's backward reads 4 and writes e (4 kernels).
+      Op loss = memory_op("cross_entropy", OpClass::loss, 0.0, 0.0, e);
+      loss.forward_bytes = logits * (e + 12.0);
+      loss.backward_bytes = logits * (20.0 + e);
+      loss.forward_kernels = 3;
+      loss.backward_kernels = 4;
+      ops.push_back(loss);
+    } else {
+      // Vocabulary-parallel cross-entropy: read the logits for max, sum-exp and the target
+      // logit (fused), backward writes softmax - onehot over the logits.
+      ops.push_back(memory_op("cross_entropy", OpClass::loss, logits, 2 * logits, e));
+    }
   }
   return ops;
 }

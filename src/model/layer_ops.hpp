@@ -4,6 +4,7 @@
 // on tokens/tp) and context parallelism (queries on seq/cp, keys and values on seq).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,10 @@ struct Op {
   OpKind kind = OpKind::memory;
   TpRole tp_role = TpRole::none;
   GemmShape gemm;              // kind gemm: the forward GEMM (backward: dgrad + wgrad)
+  // kind gemm: the widths (N) of the separate matmuls a fused op stands for in the reference
+  // model code, in call order (Q, K, V; gate, up); all zero = one matmul. Op-level
+  // recompute (model/op_recompute.hpp) counts them.
+  std::array<std::int64_t, 3> matmul_columns{};
   // kind gemm: runs in the activation format even where the linears run in FP8 (the LM head:
   // Transformer Engine converts its own linear layers only; inference quantizers skip it).
   bool in_tensor_format = false;
@@ -80,6 +85,8 @@ struct LocalShape {
   // Norms, gated activations and rotary embeddings as PyTorch eager ops (SoftwareSpec::
   // elementwise_kernels); otherwise each is one fused kernel.
   bool eager_elementwise = false;
+  // The loss as F.cross_entropy on an fp32 upcast of the logits (SoftwareSpec::cross_entropy).
+  bool eager_cross_entropy = false;
   // Inference decode: one new token per sequence attending to kv_len cached ones.
   bool decode = false;
   std::int64_t kv_len = 0;

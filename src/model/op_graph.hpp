@@ -43,7 +43,7 @@ struct CommOp {
 };
 
 // What backward re-runs of the forward: nothing, the attention core, or all of it.
-enum class Recompute : std::uint8_t { none, attention_core, full };
+enum class Recompute : std::uint8_t { none, attention_core, full, op_level };
 
 enum class NodeKind : std::uint8_t { compute, communication };
 

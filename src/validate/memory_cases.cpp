@@ -57,6 +57,7 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
       out.push_back(c);
       continue;
     }
+    use_row_stack(*hw, r.text("framework"), RunType::training);  // e.g. torchtitan's eager cross-entropy
     LlmModelSpec m;
     m.run_type = RunType::training;
     const bool llama = has(r.text("model"), "llama");
@@ -93,6 +94,7 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
     p.vpp = interleaved ? static_cast<int>(vpp.value_or(2)) : 1;
     const std::string rc = r.text("recompute");
     hw->sw.recompute = has(rc, "full")        ? ActivationRecompute::full
+                       : has(rc, "(op)")      ? ActivationRecompute::op  // torchtitan's selective op checkpointing
                        : has(rc, "selective") ? ActivationRecompute::selective
                                               : ActivationRecompute::none;  // "none" (and "any" for static rows)
     if (has(r.text("zero_fsdp"), "fsdp")) {

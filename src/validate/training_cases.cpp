@@ -121,7 +121,9 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
                                 : has(zero, "fsdp")                ? 3
                                                                    : 0;
   const std::string rc = lower(r.text("recompute"));
+  // "selective (op)": torchtitan's selective op checkpointing.
   s.hardware.sw.recompute = rc.rfind("full", 0) == 0 ? ActivationRecompute::full
+                            : rc.find("(op)") != std::string::npos ? ActivationRecompute::op
                             : rc.rfind("none", 0) == 0 && rc.find("selective") == std::string::npos
                                 ? ActivationRecompute::none
                                 : ActivationRecompute::selective;

@@ -145,6 +145,17 @@ TEST(SoftwareStack, OnlyNanotronGathersZeroParametersBeforeTheNextStep) {
   EXPECT_THROW((void)load_hardware(kH100, {"sw_param.zero_gather_overlap=sometimes"}), ConfigError);
 }
 
+TEST(SoftwareStack, OnlyTorchtitanRunsAnEagerCrossEntropy) {
+  for (std::string_view name : software_stack_names()) {
+    EXPECT_EQ(profile(name).cross_entropy == CrossEntropyKernel::eager, name == "torchtitan") << name;
+  }
+  EXPECT_EQ(load_hardware(kH100).sw.cross_entropy, CrossEntropyKernel::fused);
+  EXPECT_EQ(load_hardware(kH100, {"sw_param.framework=torchtitan"}).sw.cross_entropy, CrossEntropyKernel::eager);
+  EXPECT_EQ(load_hardware(kH100, {"sw_param.framework=torchtitan", "sw_param.cross_entropy=fused"}).sw.cross_entropy,
+            CrossEntropyKernel::fused);
+  EXPECT_THROW((void)load_hardware(kH100, {"sw_param.cross_entropy=liger"}), ConfigError);
+}
+
 TEST(SoftwareStack, PipelinedTpWaitsAreProfileValuesAConfigCanSet) {
   EXPECT_DOUBLE_EQ(load_hardware(kH100).sw.pipelined_tp_wait_s, 0.0);
   const HardwareSpec nanotron = load_hardware(kH100, {"sw_param.framework=nanotron"});

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "compute/op_coster.hpp"
 #include "exec/training_predictor.hpp"
 #include "llm_fixtures.hpp"
+#include "model/layer_ops.hpp"
 #include "model/llm_dims.hpp"
 #include "network/analytical_collectives.hpp"
 #include "rapidllm/error.hpp"
@@ -177,6 +179,71 @@ TEST(TrainingPredictor, FullRecomputeRepeatsTheLayerForward) {
   }
   EXPECT_NEAR(category(full, "compute.recompute") / layer_work, 1.0 / 3.0, 0.05);
   EXPECT_NEAR(full.step_time_s - selective.step_time_s, category(full, "compute.recompute"), 1e-9);
+}
+
+// torchtitan's selective op checkpointing on Llama-2-7B (MHA: wk is a third of QKV): backward
+// recomputes wk, wo and w3 and every memory-bound op of each layer's forward, exactly what the
+// step adds over no recompute; the event executor and the whole-step simulation agree.
+TEST(TrainingPredictor, OpLevelRecomputeRepeatsTheUnsavedForwardOps) {
+  HardwareSpec hw = shipped_hardware("A100_SXM4_80GB");
+  LlmModelSpec m = shipped_model("llama2-7b");
+  m.global_batch_size = 4;
+  hw.parallelism.mb = 4;
+  hw.sw.recompute = ActivationRecompute::none;
+  const TrainingPrediction none = predict_training(hw, m, "test");
+  hw.sw.recompute = ActivationRecompute::op;
+  const TrainingPrediction op = predict_training(hw, m, "test");
+  EXPECT_NEAR(op.step_time_s - none.step_time_s, category(op, "compute.recompute"), 1e-9);
+  // Per layer: a third of QKV's forward, the output projection's, half of gate/up's, and the
+  // forward of every norm, activation, rotary and residual op; 32 layers, 4 micro-batches.
+  const model::LlmDims d = model::llm_dims(m, "test");
+  model::LocalShape s;
+  s.micro_batch = 1;
+  s.seq = m.seq_len;
+  compute::OpCoster coster(hw, DType::bf16, DType::bf16);
+  double per_layer = 0.0;
+  for (const model::Op& o : model::transformer_layer_ops(d, s)) {
+    const double forward = coster.time(o).forward_s;
+    if (o.name == "qkv_projection") per_layer += forward / 3.0;
+    if (o.name == "output_projection") per_layer += forward;
+    if (o.name == "mlp_gate_up") per_layer += forward / 2.0;
+    if (o.kind == model::OpKind::memory) per_layer += forward;
+  }
+  EXPECT_NEAR(category(op, "compute.recompute"), per_layer * d.layers * 4, 1e-6 * per_layer);
+  EXPECT_NEAR(predict_training(hw, m, "test", nullptr, ExecutorKind::event).step_time_s / op.step_time_s, 1.0, 1e-6);
+  TrainingRunOptions simulated;
+  simulated.simulate_step = true;
+  EXPECT_NEAR(predict_training(hw, m, "test", nullptr, simulated).step_time_s / op.step_time_s, 1.0, 0.02);
+}
+
+// The loss's logits on the last stage: 4 + 2 bytes each for the fused kernel (an fp32 copy
+// beside the bf16 logits), 12 for F.cross_entropy on an fp32 upcast (backward holds the
+// log-softmax output, its incoming gradient and the one it passes on).
+TEST(TrainingPredictor, AnEagerCrossEntropyHoldsTwelveBytesPerLogit) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  LlmModelSpec m = shipped_model("llama3.1-8b");
+  m.global_batch_size = 1;
+  const auto temporaries = [&](CrossEntropyKernel kernel) {
+    hw.sw.cross_entropy = kernel;
+    for (const auto& [name, bytes] : training_memory(hw, m, "test").memory.bytes) {
+      if (name == "temporaries") return bytes;
+    }
+    return 0.0;
+  };
+  const double logits = 8192.0 * 128256.0;
+  EXPECT_DOUBLE_EQ(temporaries(CrossEntropyKernel::fused), logits * 6.0);
+  EXPECT_DOUBLE_EQ(temporaries(CrossEntropyKernel::eager), logits * 12.0);
+}
+
+// The policy counts aten.mm calls of dense layers: MoE layers (grouped expert GEMMs) are refused.
+TEST(TrainingPredictor, OpLevelRecomputeRefusesMoeLayers) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  LlmModelSpec m = shipped_model("llama3.1-8b");
+  m.moe.num_experts = 8;
+  m.moe.top_k = 2;
+  m.moe.moe_intermediate_size = 4096;
+  hw.sw.recompute = ActivationRecompute::op;
+  EXPECT_THROW((void)predict_training(hw, m, "test"), InfeasibleError);
 }
 
 TEST(TrainingPredictor, DataParallelismAddsOnlyGradientSynchronisation) {

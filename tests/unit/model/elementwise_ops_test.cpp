@@ -106,6 +106,32 @@ TEST(ElementwiseOps, AnEagerLlamaLayerAddsOnlyItsNormsActivationAndRotary) {
   EXPECT_DOUBLE_EQ(eager.at("mlp_residual"), fused.at("mlp_residual"));
 }
 
+// The loss over T x V logits (bf16): fused, one read forward and a read and a write backward;
+// eager F.cross_entropy on an fp32 upcast, 2 + 4 (upcast) + 4 + 4 (log-softmax) forward, 4
+// (the gather's dense gradient) + 12 (log-softmax's backward) + 4 + 2 (the upcast's) backward.
+TEST(ElementwiseOps, AnEagerCrossEntropyMovesItsUpcastLogSoftmaxAndGradients) {
+  LlmDims d;
+  d.hidden = 4096;
+  d.vocab = 128256;
+  LocalShape s = shape(false);
+  const auto loss = [&](bool eager) {
+    s.eager_cross_entropy = eager;
+    for (const Op& op : head_ops(d, s, true)) {
+      if (op.name == "cross_entropy") return op;
+    }
+    ADD_FAILURE() << "no cross_entropy op";
+    return Op{};
+  };
+  const double logits = 1024.0 * 128256.0;
+  EXPECT_DOUBLE_EQ(loss(false).forward_bytes, logits * 2);
+  EXPECT_DOUBLE_EQ(loss(false).backward_bytes, logits * 4);
+  const Op eager = loss(true);
+  EXPECT_DOUBLE_EQ(eager.forward_bytes, logits * 14);
+  EXPECT_DOUBLE_EQ(eager.backward_bytes, logits * 22);
+  EXPECT_EQ(eager.forward_kernels, 3);
+  EXPECT_EQ(eager.backward_kernels, 4);
+}
+
 // A sequence of k memory kernels pays k DRAM latencies and lasts at least k launch gaps.
 TEST(ElementwiseOps, EachEagerKernelPaysItsLatencyAndLaunch) {
   HardwareSpec hw = load_hardware(std::string(RAPIDLLM_SOURCE_DIR) + "/configs/hardware/H100_SXM5_80GB.yaml");
