@@ -161,11 +161,22 @@ TEST(TrainingPredictor, AZeroGatherBeforeTheNextStepIsExposedWhole) {
   EXPECT_NEAR((simulated_blocking - simulated_overlapped) / (gather * (1.0 - last_bucket)), 1.16, 0.02);
 }
 
+// Llama-2-7B on an A100 in 4 micro-batches of one sequence.
+struct FourMicroBatches {
+  HardwareSpec hw = [] {
+    HardwareSpec h = shipped_hardware("A100_SXM4_80GB");
+    h.parallelism.mb = 4;
+    return h;
+  }();
+  LlmModelSpec m = [] {
+    LlmModelSpec s = shipped_model("llama2-7b");
+    s.global_batch_size = 4;
+    return s;
+  }();
+};
+
 TEST(TrainingPredictor, FullRecomputeRepeatsTheLayerForward) {
-  HardwareSpec hw = shipped_hardware("A100_SXM4_80GB");
-  LlmModelSpec m = shipped_model("llama2-7b");
-  m.global_batch_size = 4;
-  hw.parallelism.mb = 4;
+  auto [hw, m] = FourMicroBatches{};
   hw.sw.recompute = ActivationRecompute::selective;
   const TrainingPrediction selective = predict_training(hw, m, "test");
   EXPECT_DOUBLE_EQ(category(selective, "compute.recompute"), 0.0);  // flash recomputes inside its kernel
@@ -185,10 +196,7 @@ TEST(TrainingPredictor, FullRecomputeRepeatsTheLayerForward) {
 // recomputes wk, wo and w3 and every memory-bound op of each layer's forward, exactly what the
 // step adds over no recompute; the event executor and the whole-step simulation agree.
 TEST(TrainingPredictor, OpLevelRecomputeRepeatsTheUnsavedForwardOps) {
-  HardwareSpec hw = shipped_hardware("A100_SXM4_80GB");
-  LlmModelSpec m = shipped_model("llama2-7b");
-  m.global_batch_size = 4;
-  hw.parallelism.mb = 4;
+  auto [hw, m] = FourMicroBatches{};
   hw.sw.recompute = ActivationRecompute::none;
   const TrainingPrediction none = predict_training(hw, m, "test");
   hw.sw.recompute = ActivationRecompute::op;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "compute/op_coster.hpp"
+#include "llama_dims.hpp"
 #include "model/elementwise_ops.hpp"
 #include "model/layer_ops.hpp"
 #include "rapidllm/config.hpp"
@@ -76,18 +77,7 @@ TEST(ElementwiseOps, Fp32ActivationsSkipTheCastsAndLayerNormIsOneKernelEitherWay
 // A Llama layer's eager ops add exactly the differences above: two norms over T x h, the
 // gated activation over T x ffn, rotary over T x (q + kv) columns; nothing else changes.
 TEST(ElementwiseOps, AnEagerLlamaLayerAddsOnlyItsNormsActivationAndRotary) {
-  LlmDims d;
-  d.hidden = 4096;
-  d.heads = 32;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.ffn = 14336;
-  d.vocab = 128256;
-  d.layers = 1;
-  d.mlp = MlpKind::swiglu;
-  d.norm = NormKind::rmsnorm;
-  d.rope = true;
-  d.flash_attention = true;
+  const LlmDims d = testing::llama3_8b_dims();
   const auto bytes = [&](bool eager) {
     std::map<std::string, double> by_name;
     for (const Op& op : transformer_layer_ops(d, shape(eager))) {
@@ -110,9 +100,7 @@ TEST(ElementwiseOps, AnEagerLlamaLayerAddsOnlyItsNormsActivationAndRotary) {
 // eager F.cross_entropy on an fp32 upcast, 2 + 4 (upcast) + 4 + 4 (log-softmax) forward, 4
 // (the gather's dense gradient) + 12 (log-softmax's backward) + 4 + 2 (the upcast's) backward.
 TEST(ElementwiseOps, AnEagerCrossEntropyMovesItsUpcastLogSoftmaxAndGradients) {
-  LlmDims d;
-  d.hidden = 4096;
-  d.vocab = 128256;
+  const LlmDims d = testing::llama3_8b_dims();
   LocalShape s = shape(false);
   const auto loss = [&](bool eager) {
     s.eager_cross_entropy = eager;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "llama_dims.hpp"
 #include "memory/activation_memory.hpp"
 #include "model/layer_ops.hpp"
 #include "model/op_recompute.hpp"
@@ -11,21 +12,7 @@
 namespace rapidllm::model {
 namespace {
 
-LlmDims llama() {
-  LlmDims d;
-  d.hidden = 4096;
-  d.heads = 32;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.ffn = 14336;
-  d.vocab = 128256;
-  d.layers = 1;
-  d.mlp = MlpKind::swiglu;
-  d.norm = NormKind::rmsnorm;
-  d.rope = true;
-  d.flash_attention = true;
-  return d;
-}
+LlmDims llama() { return testing::llama3_8b_dims(); }
 
 LocalShape shape() {
   LocalShape s;
