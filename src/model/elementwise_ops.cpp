@@ -47,7 +47,7 @@ Op swiglu_op(std::string_view name, OpClass cls, double elements, const LocalSha
   const double eb = s.element_bytes;
   // Fused: read gate and up, write the product; backward reads gate, up and dy, writes both
   // input gradients.
-  if (!s.eager_elementwise) return memory_op(name, cls, 3 * elements, 5 * elements, s.element_bytes);
+  if (!s.eager_elementwise) return memory_op(name, cls, 3 * elements, 5 * elements, eb);
   // Eager `F.silu(gate) * up`: silu reads and writes (2e), the multiply reads two and writes
   // one (3e), 2 kernels. Backward: the multiply's two gradients 3e each, silu's backward
   // reads dy and gate and writes dgate (3e), 3 kernels.
