@@ -11,12 +11,7 @@ constexpr double kFp32 = 4.0;  // bytes of the fp32 intermediates eager code upc
 // An eager op sequence: bytes per element and kernels, forward and backward.
 Op eager_op(std::string_view name, OpClass cls, double elements, double forward_per_element, int forward_kernels,
             double backward_per_element, int backward_kernels) {
-  Op op;
-  op.name = name;
-  op.cls = cls;
-  op.kind = OpKind::memory;
-  op.forward_bytes = elements * forward_per_element;
-  op.backward_bytes = elements * backward_per_element;
+  Op op = memory_op(name, cls, elements * forward_per_element, elements * backward_per_element, 1.0);
   op.forward_kernels = forward_kernels;
   op.backward_kernels = backward_kernels;
   return op;

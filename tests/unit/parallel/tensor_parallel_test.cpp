@@ -1,6 +1,7 @@
 // The one TP rule (Megatron column/row-parallel linears) and the graphs built with it.
 #include <gtest/gtest.h>
 
+#include "llama_dims.hpp"
 #include "parallel/layer_graph.hpp"
 #include "parallel/tensor_parallel.hpp"
 
@@ -41,20 +42,7 @@ TEST(TensorParallel, ColumnAndRowLinearsWithAndWithoutSequenceParallelism) {
   EXPECT_EQ(linear_collectives(TpRole::none, true, true, 1.0, 1.0).count, 0);
 }
 
-model::LlmDims llama_like() {
-  model::LlmDims d;
-  d.hidden = 4096;
-  d.heads = 32;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.ffn = 14336;
-  d.vocab = 128256;
-  d.layers = 32;
-  d.rope = true;
-  d.flash_attention = true;
-  d.mlp = model::MlpKind::swiglu;
-  return d;
-}
+model::LlmDims llama_like() { return testing::llama3_8b_dims(32); }
 
 struct Counts {
   int forward = 0;
