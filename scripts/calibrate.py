@@ -76,12 +76,35 @@ FITS = {
 # scripts/fit_gemm_util.py fits them on validation/kernels/gemm.csv, never here.
 
 
+def latest_year(text):
+    years = [int(y) for y in re.findall(r'(?<![0-9])([0-9]{4})(?![0-9])', text) if 2015 <= int(y) <= 2035]
+    return max(years, default=0)
+
+
+def legacy_megatron_lm(text):
+    """Megatron-LM before Megatron-Core (src/validate/row_stack.cpp)."""
+    if 'megatron-lm' not in text or any(n in text for n in ('core', 'nemo', 'bridge')):
+        return False
+    return 'megatron-lm v' in text or 0 < latest_year(text) <= 2022
+
+
+def early_tensorrt_llm(text):
+    m = re.search(r'(?:^|[^0-9.])v?0\.([0-9]+)', text)
+    return int(m.group(1)) <= 6 if m else latest_year(text) == 2023
+
+
 def stack_of(r):
-    """The software-stack profile validate gives a row (src/validate/device_map.cpp)."""
+    """The software-stack profile validate gives a row (src/validate/row_stack.cpp)."""
     text = (r.get('framework') or r.get('engine') or '').lower()
-    for needles, stack in ((('tensorrt-llm', 'nvidia nim'), 'tensorrt-llm'), (('lmdeploy',), 'lmdeploy'),
-                           (('megatron-lm v',), 'megatron-lm-2020'), (('nemo 24', 'megatron-core r0.'), 'nemo-24'),
-                           (('composer', 'llm-foundry'), 'composer-fsdp'),
+    if 'tensorrt-llm' in text or 'nvidia nim' in text:
+        return 'tensorrt-llm-0.5' if early_tensorrt_llm(text) else 'tensorrt-llm'
+    if 'lmdeploy' in text:
+        return 'lmdeploy'
+    if 'deepspeed' in text and 'megatron' in text:
+        return 'megatron-deepspeed'
+    if legacy_megatron_lm(text):
+        return 'megatron-lm-2020'
+    for needles, stack in ((('nemo 24', 'megatron-core r0.'), 'nemo-24'), (('composer', 'llm-foundry'), 'composer-fsdp'),
                            (('torchtitan',), 'torchtitan'), (('maxtext',), 'maxtext'), (('paxml',), 'paxml'),
                            (('nanotron pre-pp-fix',), 'nanotron-pre-pp-fix'), (('nanotron',), 'nanotron'),
                            (('nemo', 'megatron'), 'megatron-core')):

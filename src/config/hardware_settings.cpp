@@ -88,7 +88,8 @@ std::vector<Setting> hardware_settings() {
        1.0},
       {"sw_param.dp_bucket_params", H, ValueKind::real, "", "null",
        "[rapidllm] parameters per data-parallel gradient bucket, reduced while backward still runs (absent: the "
-       "framework profile's; Megatron-LM's 40M, megatron-lm-2020 one bucket of every gradient after backward)",
+       "framework profile's; Megatron-LM's 40M, megatron-lm-2020 and megatron-deepspeed one bucket of every gradient "
+       "after backward)",
        {}, 1.0, 1e15, true},
       {"sw_param.decode_kv_passes", H, ValueKind::real, "", "null",
        "[rapidllm] HBM passes a decode step's attention makes over each KV head's cache: 1 when its query heads "

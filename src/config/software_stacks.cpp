@@ -20,7 +20,7 @@ constexpr double kUs = 1e-6;
 constexpr double kTrainingLaunchGap = 12.87 * kUs;
 
 // clang-format off
-constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
+constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {"megatron-core",
      "Megatron-Core with Transformer Engine, 2025 releases (NeMo 25.x, Megatron-Bridge, NVIDIA DGX-Cloud "
      "recipes v25)",
@@ -46,6 +46,24 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      "training.csv rows of megatron-2020 on A100",
      0.0,  // asynchronous pipeline sends
      kOneGradientBuffer},
+    // Megatron-LM's model code of 2020-2022 on DeepSpeed's engine (BLOOM, MT-NLG): the kernels
+    // are Megatron-LM 2020's, so is its fitted efficiency. DeepSpeed's ZeRO stages 0-2 reduce
+    // gradients after backward (zero/config.py: overlap_comm defaults to stage == 3; its
+    // pipeline engine reduces them after the last micro-batch), and ZeRO-1's step ends with
+    // the all-gather of the updated parameters (stage_1_and_2.py).
+    {"megatron-deepspeed",
+     "Megatron-DeepSpeed (Megatron-LM's model code on DeepSpeed's engine and ZeRO): Megatron-LM 2020's kernels, "
+     "gradients reduced after backward, ZeRO-1's parameter gather at the end of the step",
+     0.648,  // [CAL stack.megatron-lm-2020.compute_efficiency]
+     kTrainingLaunchGap,
+     AttentionKernel::flash2,  // Megatron-LM's fused kernels of its day
+     "uncalibrated: no Megatron-DeepSpeed rows in the data; Megatron-LM 2020's kernel constants",
+     0.0,  // DeepSpeed's pipeline engine: its transfers' network time only
+     kOneGradientBuffer,
+     1.0,  // (training only)
+     0.0,  // no pipelined TP wait
+     0.0,
+     false},  // ZeRO-1's step ends with the parameter all-gather
     {"composer-fsdp",
      "MosaicML Composer / llm-foundry on PyTorch FSDP (2023 benchmark tables)",
      0.63,  // [CAL stack.composer-fsdp.compute_efficiency]
@@ -121,6 +139,24 @@ constexpr std::array<SoftwareStackProfile, 12> kProfiles{{
      12.87 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
      AttentionKernel::flash3,  // its own Hopper FMHA kernels
      "inference.csv rows of trtllm, nim-a100 and nemo-llama2-latency"},
+    // TensorRT-LLM's first public releases (0.5 and 0.6, October-December 2023): the same
+    // engine and kernels as `tensorrt-llm` but the generation-phase attention, still
+    // FasterTransformer's masked multi-head kernel with a thread block per query head, so a
+    // grouped-query model reads each KV head's cache once per query head (its "MMHA
+    // optimization for MQA and GQA" came with the December 2023 update, the XQA kernel with
+    // 0.8). TurboMind's benchmarked kernel is the same FasterTransformer kernel: its fitted
+    // passes stand here.
+    {"tensorrt-llm-0.5",
+     "NVIDIA TensorRT-LLM 0.5-0.6 (2023): the engine's kernels, with FasterTransformer's generation-phase "
+     "attention (a grouped-query model's KV cache read once per query head)",
+     0.828,  // [CAL stack.tensorrt-llm.compute_efficiency]
+     12.87 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
+     AttentionKernel::flash3,  // its own Hopper FMHA kernels for the context phase
+     "uncalibrated: TensorRT-LLM's constants; the KV passes of the same decode kernel fitted on LMDeploy "
+     "TurboMind's rows",
+     0.0,  // asynchronous pipeline sends
+     40e6,  // Megatron-LM's bucket (training only)
+     3.423},  // [CAL stack.lmdeploy.decode_kv_passes]
     // TurboMind's decode attention of the benchmarked release (FasterTransformer's masked
     // multi-head attention) runs a thread block per query head: each reads its KV head's
     // cache, and L2 catches part of the group's repeats.

@@ -1,12 +1,11 @@
 #include "validate/device_map.hpp"
 
-#include <cctype>
-
 #include <fmt/format.h>
 
 #include "parallel/placement.hpp"
 #include "rapidllm/config.hpp"
 #include "rapidllm/software_stack.hpp"
+#include "validate/row_stack.hpp"
 
 namespace rapidllm::validate {
 
@@ -50,23 +49,7 @@ std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string
 }
 
 void use_row_stack(HardwareSpec& hw, const std::string& framework, RunType run_type) {
-  std::string text;
-  for (const char c : framework) text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  // Most specific first: "NeMo inference (TensorRT-LLM backend)" is TensorRT-LLM, the 2020
-  // Megatron-LM tables are not Megatron-Core.
-  const char* stack = has(text, "tensorrt-llm") || has(text, "nvidia nim") ? "tensorrt-llm"
-                      : has(text, "lmdeploy")                          ? "lmdeploy"
-                      : has(text, "megatron-lm v")                     ? "megatron-lm-2020"
-                      : has(text, "nemo 24") || has(text, "megatron-core r0.") ? "nemo-24"
-                      : has(text, "composer") || has(text, "llm-foundry") ? "composer-fsdp"
-                      : has(text, "torchtitan")                        ? "torchtitan"
-                      : has(text, "maxtext")                           ? "maxtext"
-                      : has(text, "paxml")                             ? "paxml"
-                      : has(text, "nanotron pre-pp-fix")               ? "nanotron-pre-pp-fix"
-                      : has(text, "nanotron")                          ? "nanotron"
-                      : has(text, "nemo") || has(text, "megatron")     ? "megatron-core"
-                                                                       : "auto";
-  hw.sw.framework = stack;
+  hw.sw.framework = row_stack_name(framework);
   apply_software_stack(hw.sw, run_type);
 }
 

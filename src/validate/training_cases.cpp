@@ -14,6 +14,7 @@
 #include "validate/megatron_flops.hpp"
 #include "validate/pipeline_micro_batch.hpp"
 #include "validate/row_architecture.hpp"
+#include "validate/row_stack.hpp"
 
 namespace rapidllm::validate {
 
@@ -83,8 +84,8 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   m.attention.sliding_window = text.sliding_window;
   m.attention.global_every = text.global_every;
   m.moe = row_arch->moe;
-  // FlashAttention everywhere since 2022; the 2020 Megatron-LM tables predate it.
-  m.attention.use_flash_attention = !has(r.text("framework"), "2020");
+  // FlashAttention reached the training stacks in 2023; earlier releases computed it unfused.
+  m.attention.use_flash_attention = !predates_flash_attention(r.text("framework"));
 
   ParallelismSpec& p = s.hardware.parallelism;
   p.tp = static_cast<int>(*r.number("tp"));

@@ -73,7 +73,7 @@ TEST(DeviceMap, RowsRunUnderTheirOwnSoftwareStack) {
   EXPECT_EQ(stack_of("torchtitan (torch 2.6 nightly 2024-12-23, torchao)", RunType::training), "torchtitan");
   EXPECT_EQ(stack_of("MaxText (JAX) dgxc recipe", RunType::training), "maxtext");
   EXPECT_EQ(stack_of("Paxml 24.11 (JAX)", RunType::training), "paxml");
-  EXPECT_EQ(stack_of("NeMo inference (TensorRT-LLM backend, 2023)", RunType::inference), "tensorrt-llm");
+  EXPECT_EQ(stack_of("NeMo inference (TensorRT-LLM backend, 2023)", RunType::inference), "tensorrt-llm-0.5");
   EXPECT_EQ(stack_of("NVIDIA NIM (TensorRT-LLM backend), genai-perf client", RunType::inference), "tensorrt-llm");
   EXPECT_EQ(stack_of("LMDeploy TurboMind v0.1.0a1", RunType::inference), "lmdeploy");
   EXPECT_EQ(stack_of("HAI-LLM (internal)", RunType::training), "megatron-core");

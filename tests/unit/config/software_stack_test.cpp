@@ -34,11 +34,14 @@ TEST(SoftwareStack, EveryNamedProfileHasItsOwnSaneConstants) {
     // Asynchronous pipeline transfers, but for nanotron's benchmarking branch before its fix.
     EXPECT_EQ(p.pipeline_transfer_stall_s > 0.0, name == "nanotron-pre-pp-fix") << name;
     EXPECT_LT(p.pipeline_transfer_stall_s, 1.0) << name;
-    // Megatron-LM's 40M-parameter gradient buckets, but for its 2020 DDP's one buffer.
-    EXPECT_DOUBLE_EQ(p.dp_bucket_params, name == "megatron-lm-2020" ? kOneGradientBuffer : 40e6) << name;
-    // Decode shares each KV head's cache across its query heads, but for LMDeploy's
-    // per-head kernels (repeats part-caught by L2: between one pass and a group's eight).
-    if (name == "lmdeploy") {
+    // Megatron-LM's 40M-parameter gradient buckets, but for its 2020 DDP's one buffer and
+    // DeepSpeed's reduction after backward.
+    const bool one_buffer = name == "megatron-lm-2020" || name == "megatron-deepspeed";
+    EXPECT_DOUBLE_EQ(p.dp_bucket_params, one_buffer ? kOneGradientBuffer : 40e6) << name;
+    // Decode shares each KV head's cache across its query heads, but for FasterTransformer's
+    // per-head kernel in LMDeploy and early TensorRT-LLM (repeats part-caught by L2: between
+    // one pass and a group's eight).
+    if (name == "lmdeploy" || name == "tensorrt-llm-0.5") {
       EXPECT_GT(p.decode_kv_passes, 1.0);
       EXPECT_LT(p.decode_kv_passes, 8.0);
     } else {
@@ -134,9 +137,29 @@ TEST(SoftwareStack, DecodeKvPassesAreAProfileValueAConfigCanSet) {
   EXPECT_THROW((void)load_hardware(kH100, {"sw_param.decode_kv_passes=0.5"}), ConfigError);
 }
 
-TEST(SoftwareStack, OnlyNanotronGathersZeroParametersBeforeTheNextStep) {
+// The profiles without rows of their own take the constants of the stack whose kernels
+// they run: Megatron-DeepSpeed Megatron-LM 2020's, early TensorRT-LLM today's engine's and
+// the decode kernel TurboMind shares with it.
+TEST(SoftwareStack, UncalibratedProfilesBorrowTheConstantsOfTheKernelsTheyRun) {
+  const SoftwareStackProfile deepspeed = profile("megatron-deepspeed");
+  const SoftwareStackProfile megatron_lm = profile("megatron-lm-2020");
+  EXPECT_DOUBLE_EQ(deepspeed.compute_efficiency, megatron_lm.compute_efficiency);
+  EXPECT_EQ(deepspeed.attention_kernel, megatron_lm.attention_kernel);
+  EXPECT_NE(deepspeed.calibration.find("uncalibrated"), std::string_view::npos);
+
+  const SoftwareStackProfile early = profile("tensorrt-llm-0.5");
+  const SoftwareStackProfile trtllm = profile("tensorrt-llm");
+  EXPECT_DOUBLE_EQ(early.compute_efficiency, trtllm.compute_efficiency);
+  EXPECT_DOUBLE_EQ(early.kernel_launch_overhead_s, trtllm.kernel_launch_overhead_s);
+  EXPECT_EQ(early.attention_kernel, trtllm.attention_kernel);
+  EXPECT_DOUBLE_EQ(early.decode_kv_passes, profile("lmdeploy").decode_kv_passes);
+  EXPECT_NE(early.calibration.find("uncalibrated"), std::string_view::npos);
+}
+
+TEST(SoftwareStack, OnlyNanotronAndDeepSpeedGatherZeroParametersBeforeTheNextStep) {
   for (std::string_view name : software_stack_names()) {
-    EXPECT_EQ(profile(name).zero_gather_overlap, name.substr(0, 8) != "nanotron") << name;
+    EXPECT_EQ(profile(name).zero_gather_overlap, name.substr(0, 8) != "nanotron" && name != "megatron-deepspeed")
+        << name;
   }
   EXPECT_TRUE(load_hardware(kH100).sw.zero_gather_overlap);
   EXPECT_FALSE(load_hardware(kH100, {"sw_param.framework=nanotron"}).sw.zero_gather_overlap);

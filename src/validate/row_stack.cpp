@@ -1,0 +1,77 @@
+#include "validate/row_stack.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <string>
+
+namespace rapidllm::validate {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (const char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
+
+// The latest release year the text names (four digits standing alone, 2015-2035: the years
+// of GPU LLM training, so that "2048 GPUs" or "1920 GPUs" is no year); 0 if none.
+int latest_year(const std::string& s) {
+  static const std::regex number(R"((^|[^0-9])([0-9]{4})(?![0-9]))");
+  int latest = 0;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), number); it != std::sregex_iterator(); ++it) {
+    const int n = std::stoi((*it)[2].str());
+    if (n >= 2015 && n <= 2035) latest = std::max(latest, n);
+  }
+  return latest;
+}
+
+// Megatron-LM before Megatron-Core (v1 to v3, 2019-2022): unfused attention, gradients
+// reduced after backward. Megatron-Core, NeMo and Megatron-Bridge are its successors.
+bool legacy_megatron_lm(const std::string& s) {
+  if (!has(s, "megatron-lm") || has(s, "core") || has(s, "nemo") || has(s, "bridge")) return false;
+  if (has(s, "megatron-lm v")) return true;
+  const int year = latest_year(s);
+  return year != 0 && year <= 2022;
+}
+
+// TensorRT-LLM 0.5 or 0.6 (its first public releases, October-December 2023), or a 2023 run
+// that names no version: the generation kernel before the engine's GQA decode optimisations.
+bool early_tensorrt_llm(const std::string& s) {
+  static const std::regex version(R"((^|[^0-9.])v?0\.([0-9]+))");
+  std::smatch m;
+  if (std::regex_search(s, m, version)) return std::stoi(m[2].str()) <= 6;
+  return latest_year(s) == 2023;
+}
+
+}  // namespace
+
+std::string_view row_stack_name(std::string_view column) {
+  const std::string s = lower(column);
+  // Most specific first: "NeMo inference (TensorRT-LLM backend)" is TensorRT-LLM, the 2020
+  // Megatron-LM tables are not Megatron-Core, Megatron-DeepSpeed is DeepSpeed's engine.
+  if (has(s, "tensorrt-llm") || has(s, "nvidia nim")) return early_tensorrt_llm(s) ? "tensorrt-llm-0.5" : "tensorrt-llm";
+  if (has(s, "lmdeploy")) return "lmdeploy";
+  if (has(s, "deepspeed") && has(s, "megatron")) return "megatron-deepspeed";
+  if (legacy_megatron_lm(s)) return "megatron-lm-2020";
+  if (has(s, "nemo 24") || has(s, "megatron-core r0.")) return "nemo-24";
+  if (has(s, "composer") || has(s, "llm-foundry")) return "composer-fsdp";
+  if (has(s, "torchtitan")) return "torchtitan";
+  if (has(s, "maxtext")) return "maxtext";
+  if (has(s, "paxml")) return "paxml";
+  if (has(s, "nanotron pre-pp-fix")) return "nanotron-pre-pp-fix";
+  if (has(s, "nanotron")) return "nanotron";
+  if (has(s, "nemo") || has(s, "megatron")) return "megatron-core";
+  return "auto";
+}
+
+bool predates_flash_attention(std::string_view column) {
+  const std::string s = lower(column);
+  const int year = latest_year(s);
+  return legacy_megatron_lm(s) || (year != 0 && year <= 2022);
+}
+
+}  // namespace rapidllm::validate
