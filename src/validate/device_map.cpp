@@ -28,6 +28,14 @@ std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string
     }
     return hw;
   }
+  if (has(gpu, "H800")) {
+    // The H100's export variant (NVIDIA H800 SXM5 data sheet): the same die, clocks and HBM,
+    // NVLink cut to 400 GB/s bidirectional, 200 GB/s each way (DeepSeek-V3's report measured
+    // 160 GB/s on it).
+    HardwareSpec hw = load("H100_SXM5_80GB");
+    for (double& b : hw.network.dimensions.front().bandwidth_bytes_per_s) b = 200e9;
+    return hw;
+  }
   if (has(gpu, "H200-SXM")) return load("H200_SXM_141GB");
   // Blackwell: the rack systems first (a GB200 row names its B200 die too).
   if (has(gpu, "GB200")) return load("GB200_NVL72");

@@ -74,4 +74,14 @@ bool predates_flash_attention(std::string_view column) {
   return legacy_megatron_lm(s) || (year != 0 && year <= 2022);
 }
 
+int zero_stage_of(std::string_view column) {
+  const std::string s = lower(column);
+  if (has(s, "distributed optimizer")) return 1;
+  if (has(s, "shard_grad_op")) return 2;
+  if (has(s, "fsdp")) return 3;
+  static const std::regex zero(R"(zero[- ]?(stage[- ]?)?([0-3]))");
+  std::smatch m;
+  return std::regex_search(s, m, zero) ? std::stoi(m[2].str()) : 0;
+}
+
 }  // namespace rapidllm::validate

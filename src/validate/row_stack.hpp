@@ -1,6 +1,6 @@
-// What a ground-truth row's framework or engine column says about the software that ran it:
-// the software-stack profile (software_stack.hpp) and whether its release predates
-// FlashAttention. Columns are free text ("Megatron-LM v2 (2020)", "NeMo inference
+// What a ground-truth row's columns say about the software that ran it: the software-stack
+// profile (software_stack.hpp), whether its release predates FlashAttention, and its ZeRO
+// stage. Columns are free text ("Megatron-LM v2 (2020)", "NeMo inference
 // (TensorRT-LLM backend, 2023)"), read by name, version and year.
 #pragma once
 
@@ -15,5 +15,10 @@ namespace rapidllm::validate {
 // version before Megatron-Core: those runs computed attention unfused (FlashAttention
 // reached Megatron-LM, Megatron-DeepSpeed and the FSDP stacks in 2023).
 [[nodiscard]] bool predates_flash_attention(std::string_view column);
+
+// The ZeRO stage a zero_fsdp column names: Megatron's distributed optimizer shards the
+// optimizer states (1), FSDP's SHARD_GRAD_OP the gradients too (2), any other FSDP the
+// parameters (3), DeepSpeed's "ZeRO-N" / "ZeRO stage N" N; 0 otherwise.
+[[nodiscard]] int zero_stage_of(std::string_view column);
 
 }  // namespace rapidllm::validate

@@ -26,6 +26,7 @@ std::string lower(std::string s) {
 }
 bool has(const std::string& s, const char* needle) { return lower(s).find(needle) != std::string::npos; }
 
+
 // A row's scenario, with what the comparison needs beyond it.
 struct Built {
   Scenario scenario;
@@ -116,11 +117,7 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
     // runs them as PyTorch eager ops.
     if (!has(r.text("notes"), "compile")) s.hardware.sw.elementwise_kernels = ElementwiseKernels::eager;
   }
-  const std::string zero = r.text("zero_fsdp");
-  s.hardware.sw.dp_zero_stage = has(zero, "distributed optimizer") ? 1
-                                : has(zero, "shard_grad_op")       ? 2
-                                : has(zero, "fsdp")                ? 3
-                                                                   : 0;
+  s.hardware.sw.dp_zero_stage = zero_stage_of(r.text("zero_fsdp"));
   const std::string rc = lower(r.text("recompute"));
   // "selective (op)": torchtitan's selective op checkpointing.
   s.hardware.sw.recompute = rc.rfind("full", 0) == 0 ? ActivationRecompute::full
@@ -132,6 +129,9 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
     s.hardware.sw.precision.matmul = Precision{1.0, DType::fp8};
   }
   if (row_arch->moe_row()) {
+    // DeepSeek-V3's DualPipe runs one micro-batch's dispatch and combine all-to-alls under
+    // another's compute, "full computation-communication overlap" (its report, Sec. 3.2.1).
+    if (has(r.text("notes"), "dualpipe")) s.hardware.network.overlap.ep_overlap = 1.0;
     // The row's EP is carved out of its DP ranks; rapidllm's multiplies the GPU count.
     const auto layout = map_expert_parallel(p.tp, p.dp, p.cp, static_cast<int>(r.number("ep").value_or(1)),
                                             m.moe.num_experts, reason);

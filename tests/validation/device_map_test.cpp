@@ -43,6 +43,20 @@ TEST(DeviceMap, BlackwellRowsGetTheirSystem) {
   EXPECT_EQ(gb200->network.dimensions.front().size, std::vector<int>{64});  // an NVLink domain of 64
   EXPECT_EQ(b200->network.dimensions.front().size, std::vector<int>{8});
 }
+// The H800 is the H100 with its NVLink cut to 400 GB/s bidirectional: everything else is
+// the H100's.
+TEST(DeviceMap, H800IsTheH100WithHalfTheNvlink) {
+  std::string reason;
+  const auto h100 = device_for("H100-SXM5-80GB", kConfigs, {}, reason);
+  const auto h800 = device_for("H800-SXM5-80GB", kConfigs, {}, reason);
+  ASSERT_TRUE(h100 && h800) << reason;
+  EXPECT_DOUBLE_EQ(h800->network.dimensions.front().bandwidth_bytes_per_s.front(), 200e9);
+  EXPECT_DOUBLE_EQ(h100->network.dimensions.front().bandwidth_bytes_per_s.front(), 450e9);
+  EXPECT_EQ(h800->network.dimensions.back().bandwidth_bytes_per_s, h100->network.dimensions.back().bandwidth_bytes_per_s);
+  EXPECT_DOUBLE_EQ(h800->dram().bandwidth_bytes_per_s, h100->dram().bandwidth_bytes_per_s);
+  EXPECT_EQ(h800->core.num_sms, h100->core.num_sms);
+}
+
 // An AMD row names its part; the MI325X is not the MI300X (more HBM, another power limit).
 TEST(DeviceMap, Mi300xRowsGetTheMi300xPlatformAndLaterPartsAreSkipped) {
   std::string reason;

@@ -68,5 +68,16 @@ TEST(RowStack, ReleasesBefore2023ComputedAttentionUnfused) {
   EXPECT_EQ(row_stack_name("Megatron-LM on 1920 GPUs"), "megatron-core");
 }
 
+TEST(RowStack, TheZeroStageIsReadInMegatronFsdpAndDeepSpeedTerms) {
+  EXPECT_EQ(zero_stage_of("DDP + distributed optimizer"), 1);
+  EXPECT_EQ(zero_stage_of("FSDP SHARD_GRAD_OP (ZeRO-2-like)"), 2);
+  EXPECT_EQ(zero_stage_of("FSDP FULL_SHARD (ZeRO-3-like)"), 3);
+  EXPECT_EQ(zero_stage_of("FSDP2 degree 8"), 3);
+  EXPECT_EQ(zero_stage_of("ZeRO-1 DP"), 1);
+  EXPECT_EQ(zero_stage_of("DeepSpeed ZeRO stage 2"), 2);
+  EXPECT_EQ(zero_stage_of("none (DDP)"), 0);
+  EXPECT_EQ(zero_stage_of(""), 0);
+}
+
 }  // namespace
 }  // namespace rapidllm::validate
