@@ -2,6 +2,7 @@
 // TFLOP/s where that is all a source printed).
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -32,6 +33,7 @@ struct Built {
   Scenario scenario;
   int mtp_depth = 0;  // counted in the source's FLOPs (megatron_flops.hpp), not modelled
   std::string note;   // for the case description: how the row was re-expressed, or ""
+  int assumed_micro_batch = 0;  // the micro-batch read for a row that states none (0: it states one)
 };
 
 // Builds the scenario, or says why the row cannot be modelled.
@@ -148,6 +150,27 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
                       : fmt::format("tp x pp x dp x cp = {} but the row says {} GPUs", gpus, *n);
     return std::nullopt;
   }
+  // A row that states no micro-batch: Megatron's default of 1, but under FSDP with no
+  // gradient accumulation stated the rank's whole batch in one pass (every further
+  // micro-batch would gather every layer's parameters again).
+  if (!r.number("micro_batch")) {
+    const long long ranks = 1LL * p.dp * (m.moe.num_experts > 1 ? p.ep : 1);
+    const bool one_pass = s.hardware.sw.dp_zero_stage == 3 && r.number("grad_accum").value_or(1) == 1;
+    b.assumed_micro_batch =
+        one_pass ? static_cast<int>(std::max(1LL, std::llround(static_cast<double>(m.global_batch_size) /
+                                                               static_cast<double>(ranks))))
+                 : 1;
+    p.micro_batch_size = b.assumed_micro_batch;
+  }
+  // A published global batch that the data-parallel ranks cannot share evenly (a rounded
+  // "2M tokens") runs as the nearest batch they can: the rate per token is what is compared.
+  const long long replicas = 1LL * p.dp * (m.moe.num_experts > 1 ? p.ep : 1) * p.micro_batch_size.value_or(1);
+  if (m.global_batch_size % replicas != 0) {
+    const long long shares = std::max(1LL, std::llround(static_cast<double>(m.global_batch_size) / static_cast<double>(replicas)));
+    b.note += fmt::format("{}global batch {} run as {} (dp x micro-batch {} does not divide it)",
+                          b.note.empty() ? "" : "; ", m.global_batch_size, shares * replicas, replicas);
+    m.global_batch_size = shares * replicas;
+  }
   return b;
 }
 
@@ -158,8 +181,7 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache
   // Mixture-of-experts rows are summarised (and gated) on their own: their error is not the
   // dense rows' and should not hide in it.
   c.kind = r.text("moe_experts").empty() ? "training" : "training_moe";
-  c.description = fmt::format("{} on {} x {}{}", r.text("model"), r.text("num_gpus"), r.text("gpu").substr(0, 14),
-                              r.number("micro_batch") ? "" : " (micro-batch assumed 1)");
+  c.description = fmt::format("{} on {} x {}", r.text("model"), r.text("num_gpus"), r.text("gpu").substr(0, 14));
   // The published metric, in order of preference.
   if (auto t = r.number("step_time_s")) {
     c.metric = "step_time_s";
@@ -183,6 +205,7 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache
     c.reason = reason;
     return c;
   }
+  if (built->assumed_micro_batch > 0) c.description += fmt::format(" (micro-batch assumed {})", built->assumed_micro_batch);
   if (!built->note.empty()) c.description += "; " + built->note;
   const Scenario& s = built->scenario;
   try {

@@ -342,6 +342,22 @@ TEST(TrainingCases, MoeRowsOnShippedDevicesReachPrediction) {
 }
 
 
+// OPT-175B (metaseq, FSDP over 124 ranks) states no micro-batch and a rounded global batch
+// of 1024 sequences: under FSDP a rank's 8 sequences run in one pass (more micro-batches
+// would gather every layer again), and the batch runs as the 992 the ranks can share.
+TEST(TrainingCases, AnFsdpRowWithoutMicroBatchRunsItsShareInOnePass) {
+  PredictionCache cache;
+  const auto cases = training_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}}, cache);
+  for (const auto& c : cases) {
+    if (c.row_id != "T0049") continue;
+    EXPECT_EQ(c.status, CaseStatus::compared) << c.reason;
+    EXPECT_NE(c.description.find("micro-batch assumed 8"), std::string::npos) << c.description;
+    EXPECT_NE(c.description.find("global batch 1024 run as 992"), std::string::npos) << c.description;
+    return;
+  }
+  ADD_FAILURE() << "T0049 not among the training cases";
+}
+
 TEST(InferenceCases, MoeRowsAreTheirOwnKindAndReachPrediction) {
   PredictionCache cache;
   const auto cases = inference_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}}, cache);
