@@ -360,6 +360,29 @@ double point_to_point_s(const NetworkDimension& dimension, double bytes) {
   return best;
 }
 
+FlatRingLatency flat_ring_latency(CollectiveOp op, std::span<const RingPhaseSteps> phases) {
+  FlatRingLatency out;
+  if ((op != CollectiveOp::all_gather && op != CollectiveOp::reduce_scatter) || phases.size() < 2) return out;
+  double ranks = 1.0;
+  double phases_s = 0.0;
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const RingPhaseSteps& p = phases[i];
+    if (!p.ring) return {};
+    ranks *= p.ranks;
+    phases_s += p.time_s;
+    if (p.step_latency_s > phases[out.phase].step_latency_s) out.phase = i;
+  }
+  out.extra_s = std::max(0.0, (ranks - 1.0) * phases[out.phase].step_latency_s - phases_s);
+  return out;
+}
+
+double phase_step_latency_s(const CollectivePhase& phase, const NetworkDimension& dimension) {
+  for (const ProtocolSpec& p : ProtocolList(dimension)) {
+    if (p.protocol == phase.protocol) return p.step_latency_s;
+  }
+  return dimension.latency_s;
+}
+
 CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,
                                        const std::vector<GroupSpan>& group,
                                        const ExecutionBackendSpec& defaults) {
@@ -433,6 +456,17 @@ CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,
     }
   }
 
+  if (op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter) {
+    std::vector<RingPhaseSteps> steps;  // phase j ran on span j (reduce-scatter) or k-1-j (all-gather)
+    for (std::size_t j = 0; j < est.phases.size(); ++j) {
+      const NetworkDimension& dim = *spans[op == CollectiveOp::reduce_scatter ? j : k - 1 - j].dimension;
+      const CollectivePhase& p = est.phases[j];
+      steps.push_back({p.ranks, phase_step_latency_s(p, dim), p.time_s,
+                       p.algorithm == CollectiveAlgorithm::ring && !is_two_dimensional(dim.topology)});
+    }
+    const FlatRingLatency flat = flat_ring_latency(op, steps);
+    if (flat.extra_s > 0.0) est.phases[flat.phase].time_s += flat.extra_s;
+  }
   for (const auto& p : est.phases) {
     est.time_s = op == CollectiveOp::send_recv ? std::max(est.time_s, p.time_s) : est.time_s + p.time_s;
   }

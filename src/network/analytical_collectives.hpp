@@ -3,6 +3,7 @@
 // carry only this collective. The flow-level simulator (later) refines this.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -61,9 +62,35 @@ class ProtocolList {
 // the fastest protocol.
 [[nodiscard]] double point_to_point_s(const NetworkDimension& dimension, double bytes);
 
+// One phase of a collective over several dimensions, as the flat ring sees it.
+struct RingPhaseSteps {
+  int ranks = 1;
+  double step_latency_s = 0.0;  // its protocol's per-step latency
+  double time_s = 0.0;          // the phase alone, as estimate_collective charges it
+  bool ring = true;             // a ring on a switched or Ring dimension (not 2-D, not nvls/direct/...)
+};
+
+struct FlatRingLatency {
+  std::size_t phase = 0;  // the phase that carries it: the one with the slowest step
+  double extra_s = 0.0;
+};
+
+// NCCL has no hierarchical all-gather or reduce-scatter: over several dimensions it runs one
+// ring through all n ranks, and the ring moves in lock-step, each of its n - 1 steps lasting
+// at least its slowest hop's step latency. The per-dimension phases carry the ring's bytes;
+// when their sum is below that floor, (n - 1) x the slowest step latency, the collective
+// lasts the floor: `extra_s` is the difference. Zero for other ops, one phase, or a phase
+// that is not a ring. (All-reduce keeps the hierarchical composition: NCCL's tree, its pick
+// where latency matters, is hierarchical too.)
+[[nodiscard]] FlatRingLatency flat_ring_latency(CollectiveOp op, std::span<const RingPhaseSteps> phases);
+
+// The step latency of the protocol a phase runs on its dimension.
+[[nodiscard]] double phase_step_latency_s(const CollectivePhase& phase, const NetworkDimension& dimension);
+
 // A collective over a group spanning several dimensions (innermost first), composed
 // hierarchically: e.g. all-reduce = reduce-scatter inward-out, all-reduce on the
-// outermost dimension on the shrunken buffer, all-gather back out-in.
+// outermost dimension on the shrunken buffer, all-gather back out-in; an all-gather or
+// reduce-scatter lasts at least its flat ring's latency (flat_ring_latency).
 [[nodiscard]] CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,
                                                      const std::vector<GroupSpan>& group,
                                                      const ExecutionBackendSpec& defaults);

@@ -474,6 +474,7 @@ int add_cluster_collective(FlowPlan& plan, const Topology& topo, const ClusterGr
     }
   }
   std::vector<PhaseRequest> phases;
+  std::vector<double> picked_s;  // each phase's analytical time
   auto phase = [&](CollectiveOp phase_op, std::size_t j, double phase_bytes) {
     const auto& span = group.spans[j];
     PhaseRequest r;
@@ -489,6 +490,7 @@ int add_cluster_collective(FlowPlan& plan, const Topology& topo, const ClusterGr
     r.bytes = phase_bytes;
     r.endpoint_delay_s = exec.endpoint_delay_s;
     phases.push_back(std::move(r));
+    picked_s.push_back(picked.time_s);
   };
   std::vector<int> span_ranks;
   for (const auto& span : group.spans) span_ranks.push_back(span.ranks);
@@ -520,6 +522,20 @@ int add_cluster_collective(FlowPlan& plan, const Topology& topo, const ClusterGr
   if (phases.empty()) {
     plan.jobs++;
     return plan.jobs - 1;
+  }
+  // An all-gather or reduce-scatter lasts at least its flat ring's latency (flat_ring_latency,
+  // on the phases' uncontended times): what the phases fall short of it is paid once, like
+  // the slowest phase's fixed latency.
+  if (op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter) {
+    std::vector<RingPhaseSteps> steps;
+    for (std::size_t j = 0; j < phases.size(); ++j) {
+      const PhaseRequest& r = phases[j];
+      const TopologyType t = r.dim->spec->topology;
+      steps.push_back({static_cast<int>(r.groups.front().size()), r.protocol.step_latency_s, picked_s[j],
+                       r.algorithm == CollectiveAlgorithm::ring && t != TopologyType::torus2d && t != TopologyType::mesh2d});
+    }
+    const FlatRingLatency flat = flat_ring_latency(op, steps);
+    phases[flat.phase].protocol.latency_s += flat.extra_s;
   }
   return add_phases(plan, topo, phases, exec.preferred_dataset_splits, exec.active_chunks_per_dimension);
 }

@@ -14,6 +14,10 @@
 namespace rapidllm::validate {
 
 namespace {
+constexpr double kInterNodeStepLatencyUs = 55.0;  // scripts/fit_nanotron_network.py (nanotron_cluster_overrides)
+}  // namespace
+
+namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -173,6 +177,18 @@ void match_all_reduce(HardwareSpec& hw, std::size_t dim, int ranks, double targe
 }
 
 }  // namespace
+
+std::vector<std::string> nanotron_cluster_overrides(const std::vector<std::string>& user) {
+  // A ring step between two of the cluster's nodes, fitted by scripts/fit_nanotron_network.py
+  // on the even Success rows with tp > 8 and pp = 1 (their TP all-gathers and
+  // reduce-scatters span 2-16 nodes at micro-batch sizes that make them latency-bound). The
+  // runs' scratch space is Amazon FSx (/fsx, nanotron's benchmark scripts): an AWS cluster,
+  // whose EFA fabric, driven through NCCL's libfabric plugin, pays far more per message
+  // than the DGX file's InfiniBand (5 us).
+  std::vector<std::string> out{fmt::format("network.dimensions[1].topology.latency={} us", kInterNodeStepLatencyUs)};
+  out.insert(out.end(), user.begin(), user.end());
+  return out;
+}
 
 bool nanotron_network(const NanotronRow& row, HardwareSpec& hw, std::string& reason) {
   if (row.all_reduce_gbps <= 0.0 || row.all_reduce_intra_gbps <= 0.0) {

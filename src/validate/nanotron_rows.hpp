@@ -73,6 +73,12 @@ struct NanotronRow {
 // bandwidths (above). Returns false with `reason` when the row lacks them.
 [[nodiscard]] bool nanotron_network(const NanotronRow& row, HardwareSpec& hw, std::string& reason);
 
+// The rows' cluster where its columns are silent: the time a ring step between nodes lasts
+// at least, which the measured 1 GiB bandwidths cannot show (a latency). It is an override
+// of the H100 file's inter-node dimension placed before `rapidllm validate --set`'s `user`
+// overrides, so that theirs still win (scripts/fit_nanotron_network.py tries values that way).
+[[nodiscard]] std::vector<std::string> nanotron_cluster_overrides(const std::vector<std::string>& user);
+
 // "1.34G dp8 tp1 pp1 mbs2 acc16 zero0" for case descriptions.
 [[nodiscard]] std::string nanotron_plan(const NanotronRow& row);
 

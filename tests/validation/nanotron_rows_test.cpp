@@ -152,6 +152,21 @@ TEST(NanotronRows, NetworkReproducesTheRowsAllReduces) {
   EXPECT_FALSE(nanotron_network(r, s.hardware, reason));
 }
 
+// The cluster's ring step between nodes (fitted, scripts/fit_nanotron_network.py) is an
+// override ahead of validate's own --set ones: it replaces the H100 file's 5 us InfiniBand
+// latency, and a user's value still wins.
+TEST(NanotronRows, TheClustersInterNodeStepLatencyIsAnOverrideTheUsersStillBeat) {
+  const auto shipped = load_hardware(RAPIDLLM_SOURCE_DIR "/configs/hardware/H100_SXM5_80GB.yaml");
+  const auto cluster =
+      load_hardware(RAPIDLLM_SOURCE_DIR "/configs/hardware/H100_SXM5_80GB.yaml", nanotron_cluster_overrides({}));
+  EXPECT_DOUBLE_EQ(shipped.network.dimensions[1].latency_s, 5e-6);
+  EXPECT_NEAR(cluster.network.dimensions[1].latency_s, 55e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(cluster.network.dimensions[0].latency_s, shipped.network.dimensions[0].latency_s);
+  const auto user = load_hardware(RAPIDLLM_SOURCE_DIR "/configs/hardware/H100_SXM5_80GB.yaml",
+                                  nanotron_cluster_overrides({"network.dimensions[1].topology.latency=7 us"}));
+  EXPECT_NEAR(user.network.dimensions[1].latency_s, 7e-6, 1e-15);
+}
+
 TEST(NanotronRows, RunsBeforeThePipelineFixTakeTheBlockingEngine) {
   const std::string name = "1.34G_dp2_tp4_pp8_acc32_mbs1_seq4096_zero1_tpmodeRED_vocab131k";
   const CsvRow before = row(name, "Success", 8, 2, 4, 8, 1, 32, 1, true, "False");

@@ -390,6 +390,69 @@ TEST(Hierarchical, EmptyGroupOrMissingDimensionIsInfeasible) {
               HasSubstr("span 0 has no network dimension"));
 }
 
+// ---- flat ring: all-gather and reduce-scatter across dimensions ------------------------------
+
+// A: 8 ranks, 1 us a step; B: 2 ranks, 50 us a step (a slow network between nodes); both
+// 100 GB/s, no fixed latency. 16 KiB: composed hierarchically the all-gather is B's phase,
+// 1 x 50 us + 1/2 x 2048 / 100e9 = 50.01024 us, then A's, 7 x 1 us + 7/8 x 16384 / 100e9 =
+// 7.14336 us: 57.1536 us. NCCL's one ring of 16 ranks takes 15 steps of at least 50 us:
+// 750 us, the 692.8464 us beyond the phases charged to B's (the slowest) phase.
+TEST(FlatRing, ASmallAllGatherOrReduceScatterAcrossDimensionsLastsItsRingsStepsAtTheSlowestHop) {
+  const auto a = make_dim("A", TopologyType::switch_, 100e9, 1e-6);
+  const auto b = make_dim("B", TopologyType::switch_, 100e9, 50e-6);
+  const std::vector<GroupSpan> group{{&a, 8}, {&b, 2}};
+  const auto gather = estimate_collective(CollectiveOp::all_gather, 16384.0, group, kNoDefaults);
+  expect_rel(gather.time_s, 750e-6);
+  ASSERT_EQ(gather.phases.size(), 2U);
+  EXPECT_EQ(gather.phases[0].dimension_id, "B");
+  expect_rel(gather.phases[0].time_s, 750e-6 - 7.14336e-6);
+  expect_rel(gather.phases[1].time_s, 7.14336e-6);
+  // Reduce-scatter: the same ring, phases innermost first.
+  const auto scatter = estimate_collective(CollectiveOp::reduce_scatter, 16384.0, group, kNoDefaults);
+  expect_rel(scatter.time_s, 750e-6);
+  EXPECT_EQ(scatter.phases[1].dimension_id, "B");
+  expect_rel(scatter.phases[1].time_s, 750e-6 - 7.14336e-6);
+}
+
+// 2.4 GB: B's phase 50 us + 1/2 x 0.3e9 / 100e9 = 1.55 ms, A's 7 us + 7/8 x 2.4e9 / 100e9 =
+// 21.007 ms; 22.557 ms is far above the ring's 750 us of steps: the phases stand.
+TEST(FlatRing, ABandwidthBoundAllGatherKeepsItsHierarchicalPhases) {
+  const auto a = make_dim("A", TopologyType::switch_, 100e9, 1e-6);
+  const auto b = make_dim("B", TopologyType::switch_, 100e9, 50e-6);
+  const auto est = estimate_collective(CollectiveOp::all_gather, 2.4e9, {{&a, 8}, {&b, 2}}, kNoDefaults);
+  expect_rel(est.time_s, 1.55e-3 + 21.007e-3);
+}
+
+// All-reduce keeps the hierarchical composition (NCCL's tree, its pick at small sizes, is
+// hierarchical): RS on A 7.14336 us, AR on B 2 x 50 us + 16384 / 8 / 100e9 = 100.02048 us,
+// AG on A 7.14336 us; 114.3072 us, where a flat ring would take 30 steps of 50 us. A phase
+// that is not a ring (here direct on B) leaves the all-gather hierarchical too.
+TEST(FlatRing, AllReduceAndNonRingPhasesKeepTheHierarchicalComposition) {
+  const auto a = make_dim("A", TopologyType::switch_, 100e9, 1e-6);
+  const auto b = make_dim("B", TopologyType::switch_, 100e9, 50e-6);
+  const std::vector<GroupSpan> group{{&a, 8}, {&b, 2}};
+  expect_rel(estimate_collective(CollectiveOp::all_reduce, 16384.0, group, kNoDefaults).time_s, 114.3072e-6);
+  ExecutionBackendSpec direct;
+  direct.collectives[CollectiveOp::all_gather] = CollectiveAlgorithm::direct;
+  // Direct on both: B 50 us + 1/2 x 2048 / 100e9, A 1 us + 7/8 x 16384 / 100e9.
+  expect_rel(estimate_collective(CollectiveOp::all_gather, 16384.0, group, direct).time_s,
+             50.01024e-6 + 1.14336e-6);
+}
+
+TEST(FlatRing, TheFloorIsTheRingsStepsAtTheSlowestStepLessThePhasesTimes) {
+  const std::vector<RingPhaseSteps> phases{{8, 1e-6, 10e-6, true}, {4, 20e-6, 30e-6, true}, {2, 5e-6, 5e-6, true}};
+  // 64 ranks: 63 x 20 us = 1260 us, less 45 us of phases: 1215 us, on the 20 us phase.
+  const FlatRingLatency gather = flat_ring_latency(CollectiveOp::all_gather, phases);
+  EXPECT_EQ(gather.phase, 1U);
+  expect_rel(gather.extra_s, 1215e-6);
+  EXPECT_EQ(flat_ring_latency(CollectiveOp::all_reduce, phases).extra_s, 0.0);
+  EXPECT_EQ(flat_ring_latency(CollectiveOp::all_to_all, phases).extra_s, 0.0);
+  EXPECT_EQ(flat_ring_latency(CollectiveOp::all_gather, std::vector<RingPhaseSteps>{phases[1]}).extra_s, 0.0);
+  std::vector<RingPhaseSteps> not_ring = phases;
+  not_ring[2].ring = false;
+  EXPECT_EQ(flat_ring_latency(CollectiveOp::reduce_scatter, not_ring).extra_s, 0.0);
+}
+
 // ---- reference point: 8x H100 on NVSwitch ---------------------------------------------------
 
 TEST(ReferencePoint, H100NvSwitchAllReduceBusBandwidth) {

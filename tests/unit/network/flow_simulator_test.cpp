@@ -79,6 +79,20 @@ TEST(FlowBackend, UncongestedEqualsAnalyticalOnEveryTopology) {
   }
 }
 
+// The flat ring's latency (flat_ring_latency) is paid in the flow backend too: a small
+// all-gather or reduce-scatter over a fast and a slow dimension takes the ring's 15 steps
+// at the slow dimension's 50 us, as the analytical model says.
+TEST(FlowBackend, ASmallCollectiveAcrossDimensionsPaysTheFlatRingsLatencyAsAnalyticalDoes) {
+  auto fast = dim("fast", TopologyType::switch_, 100e9, 1e-6);
+  auto slow = dim("slow", TopologyType::switch_, 100e9, 50e-6);
+  const std::vector<GroupSpan> g{{&fast, 8}, {&slow, 2}};
+  for (auto op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
+    SCOPED_TRACE(std::string(to_string(op)));
+    EXPECT_NEAR(analytical_time(op, 16384.0, g), 750e-6, 1e-9);
+    expect_rel(flow_time(op, 16384.0, g), analytical_time(op, 16384.0, g), 0.01);
+  }
+}
+
 TEST(FlowBackend, EveryAlgorithmMatchesAnalyticalOnASwitch) {
   auto sw = dim("sw", TopologyType::switch_, 100e9, 2e-6);
   const std::vector<GroupSpan> g{{&sw, 16}};
