@@ -14,12 +14,9 @@
 namespace rapidllm::validate {
 
 namespace {
-constexpr double kInterNodeStepLatencyUs = 55.0;  // scripts/fit_nanotron_network.py (nanotron_cluster_overrides)
-}  // namespace
-
-namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kInterNodeStepLatencyUs = 55.0;  // scripts/fit_nanotron_network.py (nanotron_cluster_overrides)
 
 double required(const CsvRow& r, const char* column, int index) {
   const auto v = r.number(column);

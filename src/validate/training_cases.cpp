@@ -27,7 +27,6 @@ std::string lower(std::string s) {
 }
 bool has(const std::string& s, const char* needle) { return lower(s).find(needle) != std::string::npos; }
 
-
 // A row's scenario, with what the comparison needs beyond it.
 struct Built {
   Scenario scenario;
@@ -153,23 +152,23 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   // A row that states no micro-batch: Megatron's default of 1, but under FSDP with no
   // gradient accumulation stated the rank's whole batch in one pass (every further
   // micro-batch would gather every layer's parameters again).
+  const long long ranks = 1LL * p.dp * (m.moe.num_experts > 1 ? p.ep : 1);
+  const auto nearest = [](long long total, long long share) {
+    return std::max(1LL, std::llround(static_cast<double>(total) / static_cast<double>(share)));
+  };
   if (!r.number("micro_batch")) {
-    const long long ranks = 1LL * p.dp * (m.moe.num_experts > 1 ? p.ep : 1);
     const bool one_pass = s.hardware.sw.dp_zero_stage == 3 && r.number("grad_accum").value_or(1) == 1;
-    b.assumed_micro_batch =
-        one_pass ? static_cast<int>(std::max(1LL, std::llround(static_cast<double>(m.global_batch_size) /
-                                                               static_cast<double>(ranks))))
-                 : 1;
+    b.assumed_micro_batch = one_pass ? static_cast<int>(nearest(m.global_batch_size, ranks)) : 1;
     p.micro_batch_size = b.assumed_micro_batch;
   }
   // A published global batch that the data-parallel ranks cannot share evenly (a rounded
   // "2M tokens") runs as the nearest batch they can: the rate per token is what is compared.
-  const long long replicas = 1LL * p.dp * (m.moe.num_experts > 1 ? p.ep : 1) * p.micro_batch_size.value_or(1);
+  const long long replicas = ranks * p.micro_batch_size.value_or(1);
   if (m.global_batch_size % replicas != 0) {
-    const long long shares = std::max(1LL, std::llround(static_cast<double>(m.global_batch_size) / static_cast<double>(replicas)));
-    b.note += fmt::format("{}global batch {} run as {} (dp x micro-batch {} does not divide it)",
-                          b.note.empty() ? "" : "; ", m.global_batch_size, shares * replicas, replicas);
-    m.global_batch_size = shares * replicas;
+    const long long shared = nearest(m.global_batch_size, replicas) * replicas;
+    b.note += fmt::format("{}global batch {} run as {} (dp x micro-batch = {} does not divide it)",
+                          b.note.empty() ? "" : "; ", m.global_batch_size, shared, replicas);
+    m.global_batch_size = shared;
   }
   return b;
 }
