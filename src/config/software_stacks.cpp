@@ -31,7 +31,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      "Blackwell rows are predicted, not fitted"},
     {"nemo-24",
      "NeMo 24.x on Megatron-Core r0.7-0.8 with Transformer Engine (2024 releases)",
-     0.672,  // [CAL stack.nemo-24.compute_efficiency]
+     0.663,  // [CAL stack.nemo-24.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of nemo, nemo-long-sequence and megatron-core (r0.8.0) on H100, dense"},

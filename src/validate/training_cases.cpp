@@ -94,7 +94,17 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   p.pp = static_cast<int>(*r.number("pp"));
   p.dp = static_cast<int>(*r.number("dp"));
   p.cp = static_cast<int>(r.number("cp").value_or(1));
-  const int vpp = static_cast<int>(r.number("vpp").value_or(1));
+  int vpp = static_cast<int>(r.number("vpp").value_or(1));
+  const std::string_view stack = row_stack_name(r.text("framework"));
+  if (!r.number("vpp") && p.pp > 1 && (stack == "megatron-core" || stack == "nemo-24")) {
+    // NVIDIA's Megatron-Core and NeMo tables that publish it run pp > 1 interleaved (84 of the
+    // 88 such rows in the data), most often at one layer per virtual stage: a row that does
+    // not publish it takes the fewest layers per stage its layers divide into.
+    for (int v = m.num_layers / p.pp; v >= 2 && vpp == 1; --v) {
+      if (m.num_layers % (p.pp * v) == 0) vpp = v;
+    }
+    if (vpp > 1) b.note = fmt::format("vpp {} (not published: interleaved, one layer per virtual stage)", vpp);
+  }
   p.pp_schedule = vpp > 1 ? PipelineSchedule::interleaved_1f1b : PipelineSchedule::one_f_one_b;
   p.vpp = vpp > 1 ? vpp : 1;
   const std::string sp = lower(r.text("seq_parallel"));
@@ -140,7 +150,7 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
     p.dp = layout->dp;
     p.ep = layout->ep;
     p.tp_ep = layout->tp_ep;
-    b.note = layout->note;
+    b.note += fmt::format("{}{}", b.note.empty() || layout->note.empty() ? "" : "; ", layout->note);
   }
   if (b.mtp_depth > 0) b.note += fmt::format("{}MTP depth {} not modelled", b.note.empty() ? "" : "; ", b.mtp_depth);
   const long long gpus = 1LL * p.tp * p.pp * p.dp * p.cp * p.ep;

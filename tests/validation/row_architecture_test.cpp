@@ -358,6 +358,26 @@ TEST(TrainingCases, AnFsdpRowWithoutMicroBatchRunsItsShareInOnePass) {
   ADD_FAILURE() << "T0049 not among the training cases";
 }
 
+// Megatron-LM's README table (Megatron-Core r0.8) publishes no virtual-pipeline size: its
+// pp > 1 rows run interleaved at one layer per virtual stage (84 layers over pp 2: 42; 92
+// over pp 4: 23; 112 over pp 16: 7); the same reading gives NeMo 24.07's SFT rows theirs,
+// and rows that publish it, or run pp 1, keep theirs.
+TEST(TrainingCases, MegatronRowsWithoutAVirtualPipelineRunInterleavedAtOneLayerPerStage) {
+  PredictionCache cache;
+  const auto cases = training_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}}, cache);
+  std::map<std::string, CaseResult> by_id;
+  for (const auto& c : cases) by_id[c.row_id] = c;
+  const auto says = [&](const char* id, const std::string& text) {
+    return by_id[id].description.find(text) != std::string::npos;
+  };
+  EXPECT_TRUE(says("T0027", "vpp 42 (not published")) << by_id["T0027"].description;
+  EXPECT_TRUE(says("T0028", "vpp 23 (not published")) << by_id["T0028"].description;
+  EXPECT_TRUE(says("T0031", "vpp 7 (not published")) << by_id["T0031"].description;
+  EXPECT_TRUE(says("T0068", "vpp 20 (not published")) << by_id["T0068"].description;
+  EXPECT_FALSE(says("T0023", "vpp")) << by_id["T0023"].description;  // pp 1
+  for (const char* id : {"T0027", "T0028", "T0031", "T0068"}) EXPECT_EQ(by_id[id].status, CaseStatus::compared) << id;
+}
+
 TEST(InferenceCases, MoeRowsAreTheirOwnKindAndReachPrediction) {
   PredictionCache cache;
   const auto cases = inference_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}}, cache);
