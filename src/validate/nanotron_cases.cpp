@@ -117,8 +117,13 @@ std::vector<CaseResult> nanotron_cases(const CaseInputs& in, PredictionCache& ca
   // Another ground-truth folder (--data) need not have the benchmark.
   if (!std::filesystem::exists(path)) return out;
   std::string reason;
-  const auto h100 = device_for("H100-SXM5-80GB", in.config_dir, nanotron_cluster_overrides(in.overrides), reason);
+  auto h100 = device_for("H100-SXM5-80GB", in.config_dir, in.overrides, reason);
   if (!h100) throw Error("nanotron_h100.csv: " + reason);
+  // The cluster's inter-node step needs the file's second dimension (another --configs
+  // folder may describe one; its throughput rows are then skipped, nanotron_network).
+  if (h100->network.dimensions.size() == 2) {
+    h100 = device_for("H100-SXM5-80GB", in.config_dir, nanotron_cluster_overrides(in.overrides), reason);
+  }
   for (const NanotronRow& r : read_nanotron_rows(path)) {
     for (auto& c : row_cases(r, *h100, cache)) out.push_back(std::move(c));
   }
