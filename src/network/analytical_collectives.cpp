@@ -376,12 +376,17 @@ FlatRingLatency flat_ring_latency(CollectiveOp op, std::span<const RingPhaseStep
   return out;
 }
 
+namespace {
+
+// The step latency of the protocol a phase runs on its dimension.
 double phase_step_latency_s(const CollectivePhase& phase, const NetworkDimension& dimension) {
   for (const ProtocolSpec& p : ProtocolList(dimension)) {
     if (p.protocol == phase.protocol) return p.step_latency_s;
   }
   return dimension.latency_s;
 }
+
+}  // namespace
 
 CollectiveEstimate estimate_collective(CollectiveOp op, double bytes,
                                        const std::vector<GroupSpan>& group,

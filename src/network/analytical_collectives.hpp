@@ -84,9 +84,6 @@ struct FlatRingLatency {
 // where latency matters, is hierarchical too.)
 [[nodiscard]] FlatRingLatency flat_ring_latency(CollectiveOp op, std::span<const RingPhaseSteps> phases);
 
-// The step latency of the protocol a phase runs on its dimension.
-[[nodiscard]] double phase_step_latency_s(const CollectivePhase& phase, const NetworkDimension& dimension);
-
 // A collective over a group spanning several dimensions (innermost first), composed
 // hierarchically: e.g. all-reduce = reduce-scatter inward-out, all-reduce on the
 // outermost dimension on the shrunken buffer, all-gather back out-in; an all-gather or

@@ -1,5 +1,6 @@
 #include "validate/csv_table.hpp"
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -61,6 +62,17 @@ std::vector<std::vector<std::string>> parse(const std::string& text, const std::
 }
 
 }  // namespace
+
+std::string lowercase(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool has_text(std::string_view text, std::string_view needle) {
+  return lowercase(text).find(needle) != std::string::npos;
+}
 
 std::vector<CsvRow> read_csv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

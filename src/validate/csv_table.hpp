@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rapidllm::validate {
@@ -20,6 +21,11 @@ class CsvRow {
  private:
   std::map<std::string, std::string> fields_;
 };
+
+// The rows' free text (framework, notes, precision) is matched whatever its case: the
+// text in lower case, and whether it contains `needle` (written in lower case).
+[[nodiscard]] std::string lowercase(std::string_view text);
+[[nodiscard]] bool has_text(std::string_view text, std::string_view needle);
 
 // Throws Error naming the file when it cannot be read or a row is malformed.
 [[nodiscard]] std::vector<CsvRow> read_csv(const std::string& path);

@@ -3,8 +3,6 @@
 // are predicted as one static batch; online runs at a fixed concurrency are simulated as a
 // closed loop of that many clients on the serving engine; offline max-throughput runs of
 // an in-flight batching engine (engine-chosen batch) take the engine's steady state.
-#include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
@@ -19,12 +17,6 @@
 namespace rapidllm::validate {
 
 namespace {
-
-bool has(const std::string& s, const char* needle) {
-  std::string l(s);
-  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return l.find(needle) != std::string::npos;
-}
 
 // `row_arch`: the row's MoE and attention text (row_architecture.hpp), read by the caller.
 std::optional<Scenario> scenario(const CsvRow& r, const RowArchitecture& row_arch, const CaseInputs& in,
@@ -43,7 +35,7 @@ std::optional<Scenario> scenario(const CsvRow& r, const RowArchitecture& row_arc
       return std::nullopt;
     }
   }
-  if (!batch && !has(r.text("batching"), "offline")) {
+  if (!batch && !has_text(r.text("batching"), "offline")) {
     reason = "no batch size, concurrency or offline load stated";
     return std::nullopt;
   }
@@ -80,14 +72,14 @@ std::optional<Scenario> scenario(const CsvRow& r, const RowArchitecture& row_arc
   // FP8 weights where the GPU has FP8 tensor cores ("FP16/BF16 on A100; FP8 on H100").
   // A hedged claim ("possibly FP8 (unverified)") is not read as FP8: the 16-bit default stands.
   const std::string weights = r.text("weight_dtype");
-  const bool stated_fp8 = has(weights, "fp8") && !has(weights, "possibly") && !has(weights, "unverified");
+  const bool stated_fp8 = has_text(weights, "fp8") && !has_text(weights, "possibly") && !has_text(weights, "unverified");
   if (stated_fp8 && s.hardware.core.peak_flops_per_s(DType::fp8)) {
     s.hardware.sw.precision.matmul = Precision{1.0, DType::fp8};
     s.hardware.sw.precision.parameters = Precision{1.0, DType::fp8};  // the checkpoint stores them in FP8
     // The ModelOpt FP8 checkpoints quantize the KV cache too (their hf_quant_config's
     // kv_cache_quant_algo is FP8): "FP8 (ModelOpt default...)" is read as FP8.
     const std::string kv = r.text("kv_dtype");
-    if (has(kv, "fp8") && has(kv, "modelopt")) s.hardware.sw.precision.kv_cache = Precision{1.0, DType::fp8};
+    if (has_text(kv, "fp8") && has_text(kv, "modelopt")) s.hardware.sw.precision.kv_cache = Precision{1.0, DType::fp8};
   }
   return s;
 }

@@ -1,7 +1,5 @@
 // memory.csv rows -> the training memory model: torchtitan's measured per-GPU peaks, and
 // Korthikanti et al.'s per-GPU breakdowns (static terms and first-stage activations).
-#include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
@@ -17,12 +15,6 @@ namespace rapidllm::validate {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-bool has(const std::string& s, const char* needle) {
-  std::string l(s);
-  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return l.find(needle) != std::string::npos;
-}
 
 double category(const MemoryBreakdown& m, const std::string& name) {
   for (const auto& [n, b] : m.bytes) {
@@ -42,13 +34,13 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
     c.kind = "memory";
     c.description = fmt::format("{} on {} x {}", r.text("model").substr(0, 18), r.text("num_gpus"), r.text("gpu").substr(0, 12));
     const std::string metric = r.text("metric");
-    c.metric = has(metric, "activation") ? "activation_bytes_first_stage"
-               : has(metric, "parameters+gradients") ? "static_bytes_first_stage"
+    c.metric = has_text(metric, "activation") ? "activation_bytes_first_stage"
+               : has_text(metric, "parameters+gradients") ? "static_bytes_first_stage"
                                                       : "peak_memory_bytes";
     c.measured = r.number("value_GiB").value_or(0.0) * kGiB;
     std::string reason;
     auto hw = device_for(r.text("gpu"), in.config_dir, in.overrides, reason);
-    if (has(r.text("precision"), "float8") || has(r.text("metric"), "sampled")) {
+    if (has_text(r.text("precision"), "float8") || has_text(r.text("metric"), "sampled")) {
       reason = "float8 training memory (fp8 weight copies and scales) is not modelled yet";
       hw.reset();
     }
@@ -60,7 +52,7 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
     use_row_stack(*hw, r.text("framework"), RunType::training);  // e.g. torchtitan's eager cross-entropy
     LlmModelSpec m;
     m.run_type = RunType::training;
-    const bool llama = has(r.text("model"), "llama");
+    const bool llama = has_text(r.text("model"), "llama");
     m.model_type = llama ? "llama" : "gpt";
     m.num_layers = static_cast<int>(r.number("layers").value_or(0));
     m.hidden_dim = static_cast<std::int64_t>(r.number("hidden").value_or(0));
@@ -77,9 +69,9 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
     p.pp = static_cast<int>(r.number("pp").value_or(1));
     p.cp = static_cast<int>(r.number("cp").value_or(1));
     p.dp = static_cast<int>(r.number("dp_or_fsdp").value_or(1));
-    p.tp_sp = p.tp > 1 && (has(r.text("seq_parallel"), "yes") || llama);
+    p.tp_sp = p.tp > 1 && (has_text(r.text("seq_parallel"), "yes") || llama);
     p.micro_batch_size = static_cast<int>(r.number("micro_batch").value_or(1));
-    if (has(r.text("framework"), "torchtitan")) {
+    if (has_text(r.text("framework"), "torchtitan")) {
       const auto micro_batch = torchtitan_micro_batch(*p.micro_batch_size, p.pp, reason);
       if (!micro_batch) {
         c.reason = reason;
@@ -89,15 +81,15 @@ std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cach
       p.micro_batch_size = *micro_batch;
     }
     const auto vpp = r.number("vpp");
-    const bool interleaved = has(r.text("pipeline_schedule"), "interleav") || (vpp && *vpp > 1);
+    const bool interleaved = has_text(r.text("pipeline_schedule"), "interleav") || (vpp && *vpp > 1);
     p.pp_schedule = interleaved ? PipelineSchedule::interleaved_1f1b : PipelineSchedule::one_f_one_b;
     p.vpp = interleaved ? static_cast<int>(vpp.value_or(2)) : 1;
     const std::string rc = r.text("recompute");
-    hw->sw.recompute = has(rc, "full")        ? ActivationRecompute::full
-                       : has(rc, "(op)")      ? ActivationRecompute::op  // torchtitan's selective op checkpointing
-                       : has(rc, "selective") ? ActivationRecompute::selective
+    hw->sw.recompute = has_text(rc, "full")        ? ActivationRecompute::full
+                       : has_text(rc, "(op)")      ? ActivationRecompute::op  // torchtitan's selective op checkpointing
+                       : has_text(rc, "selective") ? ActivationRecompute::selective
                                               : ActivationRecompute::none;  // "none" (and "any" for static rows)
-    if (has(r.text("zero_fsdp"), "fsdp")) {
+    if (has_text(r.text("zero_fsdp"), "fsdp")) {
       // FSDP2 mixed precision: fp32 sharded parameters (they are the master copy), fp32
       // gradients and Adam moments, all sharded over the data-parallel ranks.
       hw->sw.dp_zero_stage = 3;

@@ -1,21 +1,14 @@
 #include "validate/row_stack.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <regex>
 #include <string>
+
+#include "validate/csv_table.hpp"
 
 namespace rapidllm::validate {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out;
-  for (const char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
 
 // The latest release year the text names (four digits standing alone, 2015-2035: the years
 // of GPU LLM training, so that "2048 GPUs" or "1920 GPUs" is no year); 0 if none.
@@ -32,8 +25,8 @@ int latest_year(const std::string& s) {
 // Megatron-LM before Megatron-Core (v1 to v3, 2019-2022): unfused attention, gradients
 // reduced after backward. Megatron-Core, NeMo and Megatron-Bridge are its successors.
 bool legacy_megatron_lm(const std::string& s) {
-  if (!has(s, "megatron-lm") || has(s, "core") || has(s, "nemo") || has(s, "bridge")) return false;
-  if (has(s, "megatron-lm v")) return true;
+  if (!has_text(s, "megatron-lm") || has_text(s, "core") || has_text(s, "nemo") || has_text(s, "bridge")) return false;
+  if (has_text(s, "megatron-lm v")) return true;
   const int year = latest_year(s);
   return year != 0 && year <= 2022;
 }
@@ -50,35 +43,35 @@ bool early_tensorrt_llm(const std::string& s) {
 }  // namespace
 
 std::string_view row_stack_name(std::string_view column) {
-  const std::string s = lower(column);
+  const std::string s = lowercase(column);
   // Most specific first: "NeMo inference (TensorRT-LLM backend)" is TensorRT-LLM, the 2020
   // Megatron-LM tables are not Megatron-Core, Megatron-DeepSpeed is DeepSpeed's engine.
-  if (has(s, "tensorrt-llm") || has(s, "nvidia nim")) return early_tensorrt_llm(s) ? "tensorrt-llm-0.5" : "tensorrt-llm";
-  if (has(s, "lmdeploy")) return "lmdeploy";
-  if (has(s, "deepspeed") && has(s, "megatron")) return "megatron-deepspeed";
+  if (has_text(s, "tensorrt-llm") || has_text(s, "nvidia nim")) return early_tensorrt_llm(s) ? "tensorrt-llm-0.5" : "tensorrt-llm";
+  if (has_text(s, "lmdeploy")) return "lmdeploy";
+  if (has_text(s, "deepspeed") && has_text(s, "megatron")) return "megatron-deepspeed";
   if (legacy_megatron_lm(s)) return "megatron-lm-2020";
-  if (has(s, "nemo 24") || has(s, "megatron-core r0.")) return "nemo-24";
-  if (has(s, "composer") || has(s, "llm-foundry")) return "composer-fsdp";
-  if (has(s, "torchtitan")) return "torchtitan";
-  if (has(s, "maxtext")) return "maxtext";
-  if (has(s, "paxml")) return "paxml";
-  if (has(s, "nanotron pre-pp-fix")) return "nanotron-pre-pp-fix";
-  if (has(s, "nanotron")) return "nanotron";
-  if (has(s, "nemo") || has(s, "megatron")) return "megatron-core";
+  if (has_text(s, "nemo 24") || has_text(s, "megatron-core r0.")) return "nemo-24";
+  if (has_text(s, "composer") || has_text(s, "llm-foundry")) return "composer-fsdp";
+  if (has_text(s, "torchtitan")) return "torchtitan";
+  if (has_text(s, "maxtext")) return "maxtext";
+  if (has_text(s, "paxml")) return "paxml";
+  if (has_text(s, "nanotron pre-pp-fix")) return "nanotron-pre-pp-fix";
+  if (has_text(s, "nanotron")) return "nanotron";
+  if (has_text(s, "nemo") || has_text(s, "megatron")) return "megatron-core";
   return "auto";
 }
 
 bool predates_flash_attention(std::string_view column) {
-  const std::string s = lower(column);
+  const std::string s = lowercase(column);
   const int year = latest_year(s);
   return legacy_megatron_lm(s) || (year != 0 && year <= 2022);
 }
 
 int zero_stage_of(std::string_view column) {
-  const std::string s = lower(column);
-  if (has(s, "distributed optimizer")) return 1;
-  if (has(s, "shard_grad_op")) return 2;
-  if (has(s, "fsdp")) return 3;
+  const std::string s = lowercase(column);
+  if (has_text(s, "distributed optimizer")) return 1;
+  if (has_text(s, "shard_grad_op")) return 2;
+  if (has_text(s, "fsdp")) return 3;
   static const std::regex zero(R"(zero[- ]?(stage[- ]?)?([0-3]))");
   std::smatch m;
   return std::regex_search(s, m, zero) ? std::stoi(m[2].str()) : 0;

@@ -1,7 +1,6 @@
 // training.csv rows -> training predictions compared on step time (or throughput, or
 // TFLOP/s where that is all a source printed).
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <string_view>
 
@@ -21,12 +20,6 @@ namespace rapidllm::validate {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-bool has(const std::string& s, const char* needle) { return lower(s).find(needle) != std::string::npos; }
-
 // A row's scenario, with what the comparison needs beyond it.
 struct Built {
   Scenario scenario;
@@ -41,7 +34,7 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   // MoE, MLA and sliding-window text (row_architecture.hpp); dense rows pass unchanged.
   const auto row_arch = read_row_architecture(r, reason);
   if (!row_arch) return std::nullopt;
-  if (has(r.text("model"), "lora")) {
+  if (has_text(r.text("model"), "lora")) {
     reason = "parameter-efficient fine-tuning (frozen base weights, LoRA adapters) is not modelled yet";
     return std::nullopt;
   }
@@ -61,7 +54,7 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   Scenario& s = b.scenario;
   LlmModelSpec& m = std::get<LlmModelSpec>(s.model.workload);
   m.run_type = RunType::training;
-  m.model_type = !row_arch->model_type.empty() ? row_arch->model_type : has(arch, "swiglu") ? "llama" : "gpt";
+  m.model_type = !row_arch->model_type.empty() ? row_arch->model_type : has_text(arch, "swiglu") ? "llama" : "gpt";
   m.num_layers = static_cast<int>(*r.number("layers"));
   m.hidden_dim = static_cast<std::int64_t>(*r.number("hidden"));
   m.intermediate_size =
@@ -107,8 +100,8 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   }
   p.pp_schedule = vpp > 1 ? PipelineSchedule::interleaved_1f1b : PipelineSchedule::one_f_one_b;
   p.vpp = vpp > 1 ? vpp : 1;
-  const std::string sp = lower(r.text("seq_parallel"));
-  const bool megatron = has(r.text("framework"), "nemo") || has(r.text("framework"), "megatron");
+  const std::string sp = lowercase(r.text("seq_parallel"));
+  const bool megatron = has_text(r.text("framework"), "nemo") || has_text(r.text("framework"), "megatron");
   p.tp_sp = p.tp > 1 && (sp.rfind("yes", 0) == 0 || sp.rfind("likely yes", 0) == 0 || (sp.empty() && megatron));
   // NeMo and Megatron-Core run their H100 performance recipes with tp_comm_overlap: the
   // sequence-parallel all-gathers and reduce-scatters are split and pipelined under the TP
@@ -116,33 +109,33 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   if (megatron && p.tp_sp) s.hardware.network.overlap.tp_sp_overlap = 1.0;
   // Megatron-LM's default micro-batch is 1; rows that do not state one are read so.
   p.micro_batch_size = static_cast<int>(r.number("micro_batch").value_or(1));
-  if (has(r.text("framework"), "torchtitan")) {
+  if (has_text(r.text("framework"), "torchtitan")) {
     const auto micro_batch = torchtitan_micro_batch(*p.micro_batch_size, p.pp, reason);
     if (!micro_batch) return std::nullopt;
     p.micro_batch_size = *micro_batch;
-    if (p.pp > 1 && vpp <= 1 && has(r.text("notes"), "interleaved")) {
+    if (p.pp > 1 && vpp <= 1 && has_text(r.text("notes"), "interleaved")) {
       p.pp_schedule = PipelineSchedule::interleaved_1f1b;
       p.vpp = kTorchtitanStagesPerRank;
     }
     // torch.compile fuses each block's norms, SwiGLU and rotary embedding; a run without it
     // runs them as PyTorch eager ops.
-    if (!has(r.text("notes"), "compile")) s.hardware.sw.elementwise_kernels = ElementwiseKernels::eager;
+    if (!has_text(r.text("notes"), "compile")) s.hardware.sw.elementwise_kernels = ElementwiseKernels::eager;
   }
   s.hardware.sw.dp_zero_stage = zero_stage_of(r.text("zero_fsdp"));
-  const std::string rc = lower(r.text("recompute"));
+  const std::string rc = lowercase(r.text("recompute"));
   // "selective (op)": torchtitan's selective op checkpointing.
   s.hardware.sw.recompute = rc.rfind("full", 0) == 0 ? ActivationRecompute::full
                             : rc.find("(op)") != std::string::npos ? ActivationRecompute::op
                             : rc.rfind("none", 0) == 0 && rc.find("selective") == std::string::npos
                                 ? ActivationRecompute::none
                                 : ActivationRecompute::selective;
-  if (has(r.text("precision"), "fp8") || has(r.text("precision"), "float8")) {
+  if (has_text(r.text("precision"), "fp8") || has_text(r.text("precision"), "float8")) {
     s.hardware.sw.precision.matmul = Precision{1.0, DType::fp8};
   }
   if (row_arch->moe_row()) {
     // DeepSeek-V3's DualPipe runs one micro-batch's dispatch and combine all-to-alls under
     // another's compute, "full computation-communication overlap" (its report, Sec. 3.2.1).
-    if (has(r.text("notes"), "dualpipe")) s.hardware.network.overlap.ep_overlap = 1.0;
+    if (has_text(r.text("notes"), "dualpipe")) s.hardware.network.overlap.ep_overlap = 1.0;
     // The row's EP is carved out of its DP ranks; rapidllm's multiplies the GPU count.
     const auto layout = map_expert_parallel(p.tp, p.dp, p.cp, static_cast<int>(r.number("ep").value_or(1)),
                                             m.moe.num_experts, reason);
