@@ -60,8 +60,6 @@ FITS = {
         ('nvls_latency_us', 1.0, 60.0, NCCL_SWEEP),
         ('ll_latency_us', 0.0, 20.0, NCCL_SWEEP),
         ('ll128_latency_us', 0.0, 30.0, NCCL_SWEEP),
-        # Attention-bound: NeMo at 16k-128k tokens per sequence.
-        ('softmax_overlap', 0.0, 1.0, [('training', 'nemo-long-sequence', 'tflops_per_gpu', every)]),
     ],
     'B200_HGX_180GB': [
         ('nvlink_util', 0.4, 1.0, B200_NCCL),

@@ -81,8 +81,9 @@ struct SoftwareSpec {
   double const_mem_offset_bytes = 0.0;
   DpMicrobatchSync dp_microbatch = DpMicrobatchSync::every_mb;
   // Fraction of a fused attention kernel's softmax that runs under its matmuls
-  // (FlashAttention-2: 0, FlashAttention-3's ping-pong scheduling on Hopper: ~1).
-  double attention_softmax_overlap = 0.0;
+  // (FlashAttention-2: 0, FlashAttention-3's ping-pong scheduling on Hopper: ~1). Absent: the
+  // device's measured value for the kernel family (fused_attention), else 0.
+  std::optional<double> attention_softmax_overlap;
   // Parameters per data-parallel gradient bucket: buckets are reduced while backward
   // still runs, the last one after it (Megatron-LM's default is 40M). The profile's unless
   // given.
@@ -110,6 +111,19 @@ struct SoftwareSpec {
   // The profile's unless given.
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::fused;
   bool cross_entropy_given = false;
+};
+
+// One fused-attention kernel family on one GPU. A CTA owns a tile of queries (forward) or of
+// keys (backward) and streams the other side's tiles past it; its matmuls run at `*_util` of
+// the 16-bit peak, the softmax on the CUDA cores, hidden under them as far as
+// `softmax_overlap` says, and each CTA also spends `*_cta_fill` tile iterations' time on
+// what does not stream (loading its own tile, writing its outputs).
+struct FusedAttentionFacts {
+  double forward_util = 1.0;
+  double backward_util = 1.0;
+  std::optional<double> softmax_overlap;  // absent: sw_param.attention_softmax_overlap, else 0
+  double forward_cta_fill = 0.0;
+  double backward_cta_fill = 0.0;
 };
 
 struct CoreSpec {
@@ -140,10 +154,11 @@ struct CoreSpec {
   // Achievable fraction of a dtype's peak where it differs from `util` (FP8 GEMMs reach a
   // smaller share of their doubled peak than 16-bit ones).
   std::map<DType, double> dtype_util;
-  // Share of the 16-bit peak a fused-attention kernel family's matmuls sustain on this GPU
-  // (a kernel fact, like util); absent: flash3 takes flash2's, flash2 the dtype's GEMM util.
-  std::map<AttentionKernel, double> attention_util;
-  [[nodiscard]] double attention_share(AttentionKernel kernel, DType dtype) const;
+  // How a fused-attention kernel family runs on this GPU (kernel facts, like util): given as
+  // one published share (attention_util) or measured per pass (fused_attention); absent:
+  // flash3 takes flash2's, flash2 the dtype's GEMM util.
+  std::map<AttentionKernel, FusedAttentionFacts> attention;
+  [[nodiscard]] FusedAttentionFacts attention_facts(AttentionKernel kernel, DType dtype) const;
 
   // Dense tensor-core peak for a dtype (FLOP/s), before util; nullopt if not described.
   [[nodiscard]] std::optional<double> peak_flops_per_s(DType dtype) const;

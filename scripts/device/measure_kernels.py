@@ -461,6 +461,49 @@ def k_sweep(deadline):
                 torch.cuda.empty_cache()
 
 
+# --- third pass: MoE expert GEMMs -------------------------------------------------------
+# (experts on one rank, hidden, expert ffn, gated) of public MoE configs: DeepSeek-V3 (256
+# routed experts) at EP 8 and 32, Mixtral-8x7B without EP, Qwen3-30B-A3B (128 experts) at
+# EP 1 and 8.
+MOE_SHAPES = {
+    'deepseek-v3-ep8': (32, 7168, 2048), 'deepseek-v3-ep32': (8, 7168, 2048),
+    'mixtral-8x7b': (8, 4096, 14336), 'qwen3-30b-a3b-ep1': (128, 2048, 768), 'qwen3-30b-a3b-ep8': (16, 2048, 768),
+}
+
+
+def grouped_gemm_sweep(deadline):
+    """Every local expert's GEMM at equal rows per expert: PyTorch's grouped GEMM (one
+    kernel), a batched GEMM (one kernel, equal rows) and a loop of one GEMM per expert."""
+    t = Table('moe_gemm.csv', ['model', 'proj', 'experts', 'rows_per_expert', 'k', 'n', 'impl', 'time_us', 'tflops'])
+    for model, (experts, hidden, ffn) in MOE_SHAPES.items():
+        for proj, k, n in (('up', hidden, 2 * ffn), ('down', ffn, hidden)):
+            w = torch.randn(experts, n, k, device=dev, dtype=torch.bfloat16)  # nn.Linear layout per expert
+            for rows in (1, 8, 64, 512, 2048):
+                if elapsed() > deadline:
+                    return
+                if experts * rows * max(k, n) * 2 > 4 * 2**30:
+                    continue
+                x = torch.randn(experts * rows, k, device=dev, dtype=torch.bfloat16)
+                xb = x.view(experts, rows, k)
+                wt = w.transpose(-2, -1)  # (E, K, N), column-major per expert
+                offs = torch.arange(1, experts + 1, device=dev, dtype=torch.int32) * rows
+                flops = 2.0 * experts * rows * k * n
+                impls = [('grouped_mm', lambda: torch._grouped_mm(x, wt, offs=offs)),
+                         ('bmm', lambda: torch.bmm(xb, wt)),
+                         ('loop', lambda: [F.linear(xb[e], w[e]) for e in range(experts)])]
+                for impl, fn in impls:
+                    try:
+                        ms = bench_ms(fn)
+                    except Exception as e:  # noqa: BLE001
+                        print(f'moe {model} {proj} {impl} rows {rows}: {str(e)[:160]}', flush=True)
+                        continue
+                    t.row(model, proj, experts, rows, k, n, impl, f'{ms * 1e3:.2f}', f'{flops / (ms * 1e-3) / 1e12:.1f}')
+                del x, xb, offs
+                torch.cuda.empty_cache()
+            del w
+            torch.cuda.empty_cache()
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     environment()
@@ -470,6 +513,8 @@ def main():
     if os.environ.get('PASS') == '2':
         sections = [('streaming', streaming_sweep, 0.35), ('k_sweep', k_sweep, 0.15),
                     ('sustained_shapes', sustained_shapes, 0.50)]
+    if os.environ.get('PASS') == '3':
+        sections = [('grouped_gemm', grouped_gemm_sweep, 1.0)]
     budget_end = 0.0
     for name, fn, share in sections:
         budget_end += share * TOTAL_BUDGET_S

@@ -70,11 +70,15 @@ AttentionModel::AttentionModel(const HardwareSpec& hw, DType dtype) {
   if (!peak) throw InfeasibleError("attention: the hardware config does not describe this dtype's throughput");
   // The fused kernel family the stack runs sets the kernel-level rate (FlashAttention-2 on
   // Hopper cannot use warpgroup MMAs); inside a step the stack sustains its share of it.
-  peak_flops_per_s_ = *peak * hw.core.attention_share(hw.sw.attention_kernel, dtype) * hw.sw.compute_efficiency;
+  const FusedAttentionFacts facts = hw.core.attention_facts(hw.sw.attention_kernel, dtype);
+  forward_flops_per_s_ = *peak * facts.forward_util * hw.sw.compute_efficiency;
+  backward_flops_per_s_ = *peak * facts.backward_util * hw.sw.compute_efficiency;
+  forward_cta_fill_ = facts.forward_cta_fill;
+  backward_cta_fill_ = facts.backward_cta_fill;
   const double sm_clocks = hw.core.frequency_hz * hw.core.num_sms;
   sfu_ops_per_s_ = hw.core.sfu_ops_per_cycle_per_sm * sm_clocks;
   fp32_ops_per_s_ = hw.core.fp32_ops_per_cycle_per_sm * sm_clocks;
-  softmax_overlap_ = hw.sw.attention_softmax_overlap;
+  softmax_overlap_ = hw.sw.attention_softmax_overlap.value_or(facts.softmax_overlap.value_or(0.0));
   decode_kv_passes_ = hw.sw.decode_kv_passes;
   dram_bytes_per_s_ = hw.dram().bandwidth_bytes_per_s * hw.dram().util;
   dram_latency_s_ = hw.dram().latency_s;
@@ -102,29 +106,34 @@ AttentionTime AttentionModel::fused(const model::AttentionShape& s) const {
   // parallelism the load-balanced split gives every rank the same share of them.)
   // A sliding window also skips the blocks below the band (windowed_block_fraction).
   const double block_fraction = s.causal ? windowed_block_fraction(s, tile) : 1.0;
-  const double pairs = as_double(s.batch) * as_double(s.heads) * q_blocks * kv_blocks * block_fraction;
-  const double scores = pairs * as_double(tile) * as_double(tile);
-  const double matmul_flops = 4.0 * scores * as_double(s.head_dim);
-  const double ctas = as_double(s.batch) * as_double(s.heads) * q_blocks;
-  const double q = wave_factor(ctas, num_sms_);
-
-  const auto body = [&](double matmul_s, double softmax_s, double bytes) {
-    // Softmax under the matmuls as far as the kernel overlaps them.
-    const double compute = std::max(matmul_s, softmax_s) + (1.0 - softmax_overlap_) * std::min(matmul_s, softmax_s);
-    return std::max(q * compute, bytes / dram_bytes_per_s_) + dram_latency_s_;
-  };
-  const double softmax_s = scores * (1.0 / sfu_ops_per_s_ + kFp32OpsPerScore / fp32_ops_per_s_);
+  const double heads = as_double(s.batch) * as_double(s.heads);
+  const double pairs = heads * q_blocks * kv_blocks * block_fraction;
+  const double tile_scores = as_double(tile) * as_double(tile);
+  const double flops_per_pair = 4.0 * tile_scores * as_double(s.head_dim);
+  const double softmax_per_pair = tile_scores * (1.0 / sfu_ops_per_s_ + kFp32OpsPerScore / fp32_ops_per_s_);
   const double io_bytes = as_double(s.batch) * as_double(s.head_dim) * s.element_bytes *
                           (2.0 * as_double(s.q_len) * as_double(s.heads) + 2.0 * as_double(s.kv_len) * as_double(s.kv_heads));
 
+  // A pass's CTAs (one per query tile forward, per key tile backward) each run their block
+  // pairs plus the fill the family's measurements show, in waves over the SMs; the softmax
+  // under the matmuls as far as the kernel overlaps them.
+  const auto body = [&](double ctas, double cta_fill, double matmul_factor, double flops_per_s, double softmax_factor,
+                        double bytes) {
+    const double iterations = pairs + ctas * cta_fill;
+    const double matmul_s = matmul_factor * iterations * flops_per_pair / flops_per_s;
+    const double softmax_s = softmax_factor * iterations * softmax_per_pair;
+    const double compute = std::max(matmul_s, softmax_s) + (1.0 - softmax_overlap_) * std::min(matmul_s, softmax_s);
+    return std::max(wave_factor(ctas, num_sms_) * compute, bytes / dram_bytes_per_s_) + dram_latency_s_;
+  };
+
   AttentionTime t;
-  t.forward_flops = matmul_flops;
-  t.backward_flops = kBackwardMatmulFactor * matmul_flops;
+  t.forward_flops = pairs * flops_per_pair;
+  t.backward_flops = kBackwardMatmulFactor * t.forward_flops;
   t.forward_hbm_bytes = io_bytes;
   t.backward_hbm_bytes = kBackwardBytesFactor * io_bytes;
-  t.forward_s = body(matmul_flops / peak_flops_per_s_, softmax_s, io_bytes);
-  t.backward_s = body(kBackwardMatmulFactor * matmul_flops / peak_flops_per_s_, kBackwardSoftmaxFactor * softmax_s,
-                      kBackwardBytesFactor * io_bytes);
+  t.forward_s = body(heads * q_blocks, forward_cta_fill_, 1.0, forward_flops_per_s_, 1.0, io_bytes);
+  t.backward_s = body(heads * kv_blocks, backward_cta_fill_, kBackwardMatmulFactor, backward_flops_per_s_,
+                      kBackwardSoftmaxFactor, t.backward_hbm_bytes);
   return t;
 }
 
@@ -174,7 +183,7 @@ AttentionTime AttentionModel::decode(const model::AttentionShape& s) const {
   AttentionTime t;
   t.forward_flops = 4.0 * as_double(s.batch) * as_double(s.heads) * as_double(s.kv_len) * as_double(s.head_dim);
   t.forward_hbm_bytes = cache_bytes + qo_bytes;
-  t.forward_s = std::max((cache_bytes + qo_bytes) / dram_bytes_per_s_, t.forward_flops / peak_flops_per_s_) +
+  t.forward_s = std::max((cache_bytes + qo_bytes) / dram_bytes_per_s_, t.forward_flops / forward_flops_per_s_) +
                 dram_latency_s_;
   t.backward_s = 0.0;
   return t;

@@ -51,7 +51,10 @@ class AttentionModel {
   [[nodiscard]] AttentionTime unfused(const model::AttentionShape& s, CachedGemmModel& gemms) const;
   [[nodiscard]] AttentionTime decode(const model::AttentionShape& s) const;
 
-  double peak_flops_per_s_ = 0.0;  // tensor cores x util
+  double forward_flops_per_s_ = 0.0;   // tensor cores x the family's forward share x the stack's
+  double backward_flops_per_s_ = 0.0;  // the same with the backward kernel's share
+  double forward_cta_fill_ = 0.0;      // fixed tile iterations per CTA (FusedAttentionFacts)
+  double backward_cta_fill_ = 0.0;
   double sfu_ops_per_s_ = 0.0;
   double fp32_ops_per_s_ = 0.0;
   double softmax_overlap_ = 0.0;

@@ -93,10 +93,38 @@ SoftwareSpec read_software(const Cursor& sw) {
                                    "remove the key or set it to -1 (disabled)");
   }
   out.const_mem_offset_bytes = sw.child("const_mem_offset").size_bytes();
-  out.attention_softmax_overlap = sw.child("attention_softmax_overlap").real();
+  out.attention_softmax_overlap = sw.child("attention_softmax_overlap").optional_real();
   out.dp_microbatch = sw.child("dp_microbatch").choice() == "last_mb" ? DpMicrobatchSync::last_mb
                                                                        : DpMicrobatchSync::every_mb;
   return out;
+}
+
+// A kernel family as one published share of the peak (attention_util.<family>: both passes,
+// no CTA fill) or as measured per pass (fused_attention.<family>); not both.
+std::optional<FusedAttentionFacts> read_fused_attention(const Cursor& core, const char* family) {
+  const Cursor share = core.child("attention_util").child(family);
+  const Cursor measured = core.child("fused_attention").child(family);
+  const Cursor forward = measured.child("forward_util");
+  const Cursor backward = measured.child("backward_util");
+  const bool any_measured = forward.present() || backward.present() || measured.child("softmax_overlap").present() ||
+                            measured.child("forward_cta_fill").present() ||
+                            measured.child("backward_cta_fill").present();
+  if (share.present() && any_measured) {
+    share.fail("the kernel family is described twice (here and under tech_param.core.fused_attention)",
+               "keep one: attention_util for one published share, fused_attention for measured per-pass facts");
+  }
+  if (share.present()) {
+    const double v = share.real();
+    return FusedAttentionFacts{v, v, std::nullopt, 0.0, 0.0};
+  }
+  if (!any_measured) return std::nullopt;
+  if (!forward.present() || !backward.present()) {
+    (forward.present() ? backward : forward)
+        .fail("a measured kernel family needs both passes' matmul shares",
+              "give forward_util and backward_util (or use attention_util for one share of both)");
+  }
+  return FusedAttentionFacts{forward.real(), backward.real(), measured.child("softmax_overlap").optional_real(),
+                             measured.child("forward_cta_fill").real(), measured.child("backward_cta_fill").real()};
 }
 
 CoreSpec read_core(const Cursor& core) {
@@ -126,9 +154,9 @@ CoreSpec read_core(const Cursor& core) {
   Cursor dtype_util = core.child("dtype_util");
   if (auto fp8 = dtype_util.child("fp8").optional_real()) out.dtype_util[DType::fp8] = *fp8;
   if (auto fp32 = dtype_util.child("fp32").optional_real()) out.dtype_util[DType::fp32] = *fp32;
-  Cursor attention = core.child("attention_util");
-  if (auto v = attention.child("flash2").optional_real()) out.attention_util[AttentionKernel::flash2] = *v;
-  if (auto v = attention.child("flash3").optional_real()) out.attention_util[AttentionKernel::flash3] = *v;
+  for (const auto& [name, kernel] : {std::pair{"flash2", AttentionKernel::flash2}, {"flash3", AttentionKernel::flash3}}) {
+    if (auto facts = read_fused_attention(core, name)) out.attention[kernel] = *facts;
+  }
   return out;
 }
 

@@ -1,4 +1,9 @@
 // Settings of a hardware file (RAPID-LLM schema + rapidllm extensions, marked "[rapidllm]").
+#include <deque>
+#include <string>
+
+#include <fmt/format.h>
+
 #include "config/settings_tables.hpp"
 #include "rapidllm/software_stack.hpp"
 
@@ -22,6 +27,21 @@ Setting memory_field(std::string_view path, ValueKind kind, std::string_view uni
                      std::optional<std::string_view> def, std::string_view doc, double min = 0.0,
                      double max = kInf) {
   return {path, H, kind, unit, def, doc, {}, min, max};
+}
+
+// tech_param.core.fused_attention.<family>.<field>: a kernel family measured per pass (the
+// alternative to attention_util.<family>'s one share). Paths must outlive the registry.
+Setting fused_attention_field(std::string_view family, std::string_view field, std::string_view what,
+                              double max = 1.0) {
+  const bool fill = max > 1.0;  // a CTA fill (tile iterations, 0 by default), else a share
+  static std::deque<std::string> paths;
+  static std::deque<std::string> docs;
+  const std::string& path = paths.emplace_back(fmt::format("tech_param.core.fused_attention.{}.{}", family, field));
+  const std::string& doc = docs.emplace_back(fmt::format(
+      "[rapidllm] {} kernels ({}) measured on this GPU: {} (not with attention_util.{})",
+      family == "flash2" ? "FlashAttention-2-class" : "FlashAttention-3-class", family, what, family));
+  if (fill) return {path, H, ValueKind::real, "", "0", doc, {}, 0.0, max};
+  return {path, H, ValueKind::real, "", "null", doc, {}, field == "softmax_overlap" ? 0.0 : 1e-3, max, true};
 }
 
 std::vector<std::string_view> framework_choices() {
@@ -83,9 +103,10 @@ std::vector<Setting> hardware_settings() {
        "host-to-device bandwidth; -1 disables host-to-device timing", {}, 0.0, kInf, false, {"-1"}},
       {"sw_param.const_mem_offset", H, ValueKind::size, "B", "0",
        "constant per-GPU memory added to the peak (framework reservations)", {}, 0.0, 1e15},
-      {"sw_param.attention_softmax_overlap", H, ValueKind::real, "", "0",
-       "[rapidllm] share of fused attention's softmax hidden under its matmuls (FlashAttention-2: 0, -3: 1)", {}, 0.0,
-       1.0},
+      {"sw_param.attention_softmax_overlap", H, ValueKind::real, "", "null",
+       "[rapidllm] share of fused attention's softmax hidden under its matmuls (FlashAttention-2: 0, -3: 1); absent: "
+       "the device's measured value for the kernel family (tech_param.core.fused_attention), else 0",
+       {}, 0.0, 1.0, true},
       {"sw_param.dp_bucket_params", H, ValueKind::real, "", "null",
        "[rapidllm] parameters per data-parallel gradient bucket, reduced while backward still runs (absent: the "
        "framework profile's; Megatron-LM's 40M, megatron-lm-2020 and megatron-deepspeed one bucket of every gradient "
@@ -144,6 +165,16 @@ std::vector<Setting> hardware_settings() {
       {"tech_param.core.attention_util.flash3", H, ValueKind::real, "", "null",
        "[rapidllm] share of the 16-bit peak FlashAttention-3-class kernels' matmuls sustain (absent: flash2's)", {},
        1e-3, 1.0, true},
+      fused_attention_field("flash2", "forward_util", "share of the 16-bit peak the forward kernel's matmuls sustain"),
+      fused_attention_field("flash2", "backward_util", "share of the 16-bit peak the backward kernel's matmuls sustain"),
+      fused_attention_field("flash2", "softmax_overlap", "share of the softmax hidden under the matmuls"),
+      fused_attention_field("flash2", "forward_cta_fill", "fixed time per forward CTA, in tile iterations", 64.0),
+      fused_attention_field("flash2", "backward_cta_fill", "fixed time per backward CTA, in tile iterations", 64.0),
+      fused_attention_field("flash3", "forward_util", "share of the 16-bit peak the forward kernel's matmuls sustain"),
+      fused_attention_field("flash3", "backward_util", "share of the 16-bit peak the backward kernel's matmuls sustain"),
+      fused_attention_field("flash3", "softmax_overlap", "share of the softmax hidden under the matmuls"),
+      fused_attention_field("flash3", "forward_cta_fill", "fixed time per forward CTA, in tile iterations", 64.0),
+      fused_attention_field("flash3", "backward_cta_fill", "fixed time per backward CTA, in tile iterations", 64.0),
       {"tech_param.core.mma_threads", H, ValueKind::integer, "", "32",
        "[rapidllm] threads issuing one MMA and sharing its operands: 32 (warp, mma.sync) or 128 "
        "(warpgroup, Hopper wgmma)", {}, 32, 128},

@@ -17,21 +17,21 @@ namespace {
 constexpr double kUs = 1e-6;
 // Training steps are long kernels: their rows do not constrain the host gap between
 // launches, so the training stacks take the one fitted on TensorRT-LLM's batch-1 latency.
-constexpr double kTrainingLaunchGap = 12.87 * kUs;
+constexpr double kTrainingLaunchGap = 10.35 * kUs;
 
 // clang-format off
 constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {"megatron-core",
      "Megatron-Core with Transformer Engine, 2025 releases (NeMo 25.x, Megatron-Bridge, NVIDIA DGX-Cloud "
      "recipes v25)",
-     0.753,  // [CAL stack.megatron-core.compute_efficiency]
+     0.757,  // [CAL stack.megatron-core.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of dgxc (NeMo/Megatron-Core recipes) and megatron-bridge on H100, dense, BF16; FP8 and "
      "Blackwell rows are predicted, not fitted"},
     {"nemo-24",
      "NeMo 24.x on Megatron-Core r0.7-0.8 with Transformer Engine (2024 releases)",
-     0.663,  // [CAL stack.nemo-24.compute_efficiency]
+     0.67,  // [CAL stack.nemo-24.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of nemo, nemo-long-sequence and megatron-core (r0.8.0) on H100, dense"},
@@ -40,7 +40,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {"megatron-lm-2020",
      "Megatron-LM v2 (2020): unfused attention (no FlashAttention), fused kernels of its day, gradients "
      "all-reduced in one buffer after backward",
-     0.648,  // [CAL stack.megatron-lm-2020.compute_efficiency]
+     0.649,  // [CAL stack.megatron-lm-2020.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // its fused kernels predate Hopper
      "training.csv rows of megatron-2020 on A100",
@@ -54,7 +54,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {"megatron-deepspeed",
      "Megatron-DeepSpeed (Megatron-LM's model code on DeepSpeed's engine and ZeRO): Megatron-LM 2020's kernels, "
      "gradients reduced after backward, ZeRO-1's parameter gather at the end of the step",
-     0.648,  // [CAL stack.megatron-lm-2020.compute_efficiency]
+     0.649,  // [CAL stack.megatron-lm-2020.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // Megatron-LM's fused kernels of its day
      "uncalibrated: no Megatron-DeepSpeed rows in the data; Megatron-LM 2020's kernel constants",
@@ -72,7 +72,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      "training.csv rows of llm-foundry (A100 40/80 GB, H100)"},
     {"torchtitan",
      "PyTorch torchtitan (FSDP2, torch.compile, async TP), 2024-2025 nightlies",
-     0.638,  // [CAL stack.torchtitan.compute_efficiency]
+     0.63,  // [CAL stack.torchtitan.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // PyTorch SDPA's FlashAttention-2 backend
      "training.csv rows of torchtitan",
@@ -87,13 +87,13 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      CrossEntropyKernel::eager},
     {"maxtext",
      "MaxText on JAX/XLA for GPUs (NVIDIA DGX-Cloud recipes)",
-     0.634,  // [CAL stack.maxtext.compute_efficiency]
+     0.631,  // [CAL stack.maxtext.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through XLA
      "training.csv rows of dgxc MaxText"},
     {"paxml",
      "Paxml (Pax) on JAX/XLA for GPUs (NVIDIA DGX-Cloud recipes)",
-     0.463,  // [CAL stack.paxml.compute_efficiency]
+     0.464,  // [CAL stack.paxml.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through XLA
      "training.csv rows of dgxc Paxml"},
@@ -101,7 +101,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      "Hugging Face nanotron (eager PyTorch 2, FlashAttention-2, its own 1F1B pipeline engine; the 2024-2025 "
      "runs of nanotron_h100.csv)",
      0.714,  // [CAL stack.nanotron.compute_efficiency]
-     121.1 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
+     123.1 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
      AttentionKernel::flash2,  // flash-attn 2's varlen kernels
      "nanotron_h100.csv Success rows on one node (their own measured NVLink all-reduce); the pipelined TP wait on "
      "the rows whose pipeline spans nodes, TP inside a node; other multi-node rows are predicted, not fitted",
@@ -112,8 +112,8 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      // for a fixed time plus a time per TP rank, whatever the message size: the pass's
      // kernels run under the wait (benchmark rows after the pipeline fix; the mechanism is
      // not in the engine's source, docs/software-stacks.md, "Pipelined TP waits").
-     695.5 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait]
-     268.1 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait_per_rank]
+     716.9 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait]
+     264.3 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait_per_rank]
      false},  // ZeRO-1: optim/zero.py's step() ends with all_gather_coalesced of the updated parameters
     // The same kernels as nanotron (its two constants, kept equal by calibrate.py's tags);
     // the engine of the benchmark's December 2024 runs blocked its host on every pipeline
@@ -123,11 +123,11 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      "Hugging Face nanotron's benchmarking branch before its pipeline fix (nanotron_h100.csv rows with "
      "after_pp_fix = False): each pipeline send and receive blocks the host on a polled handshake",
      0.714,  // [CAL stack.nanotron.compute_efficiency]
-     121.1 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
+     123.1 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
      AttentionKernel::flash2,  // flash-attn 2's varlen kernels
      "the stall on nanotron_h100.csv Success rows with after_pp_fix = False, pp > 1 and tp within a node (a TP "
      "group across nodes has its own error); the kernel constants are nanotron's",
-     0.277,  // [CAL stack.nanotron-pre-pp-fix.pipeline_transfer_stall]
+     0.275,  // [CAL stack.nanotron-pre-pp-fix.pipeline_transfer_stall]
      40e6,   // the default bucket (not fitted)
      1.0,    // (training only)
      0.0,    // its runs show no pipelined TP wait (fixed part)
@@ -135,8 +135,8 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      false},  // nanotron's ZeRO-1 optimizer (above)
     {"tensorrt-llm",
      "NVIDIA TensorRT-LLM (also the backend of NIM and of NeMo inference)",
-     0.828,  // [CAL stack.tensorrt-llm.compute_efficiency]
-     12.87 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
+     0.834,  // [CAL stack.tensorrt-llm.compute_efficiency]
+     10.35 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
      AttentionKernel::flash3,  // its own Hopper FMHA kernels
      "inference.csv rows of trtllm, nim-a100 and nemo-llama2-latency"},
     // TensorRT-LLM's first public releases (0.5 and 0.6, October-December 2023): the same
@@ -149,26 +149,26 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {"tensorrt-llm-0.5",
      "NVIDIA TensorRT-LLM 0.5-0.6 (2023): the engine's kernels, with FasterTransformer's generation-phase "
      "attention (a grouped-query model's KV cache read once per query head)",
-     0.828,  // [CAL stack.tensorrt-llm.compute_efficiency]
-     12.87 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
+     0.834,  // [CAL stack.tensorrt-llm.compute_efficiency]
+     10.35 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
      AttentionKernel::flash3,  // its own Hopper FMHA kernels for the context phase
      "uncalibrated: TensorRT-LLM's constants; the KV passes of the same decode kernel fitted on LMDeploy "
      "TurboMind's rows",
      0.0,  // asynchronous pipeline sends
      40e6,  // Megatron-LM's bucket (training only)
-     3.423},  // [CAL stack.lmdeploy.decode_kv_passes]
+     3.42},  // [CAL stack.lmdeploy.decode_kv_passes]
     // TurboMind's decode attention of the benchmarked release (FasterTransformer's masked
     // multi-head attention) runs a thread block per query head: each reads its KV head's
     // cache, and L2 catches part of the group's repeats.
     {"lmdeploy",
      "InternLM LMDeploy with its TurboMind engine",
-     0.831,  // [CAL stack.lmdeploy.compute_efficiency]
-     14.06 * kUs,  // [CAL stack.lmdeploy.kernel_launch_overhead]
+     0.832,  // [CAL stack.lmdeploy.compute_efficiency]
+     13.96 * kUs,  // [CAL stack.lmdeploy.kernel_launch_overhead]
      AttentionKernel::flash2,  // TurboMind's own Ampere-era kernels
      "inference.csv rows of lmdeploy-a100; the KV passes on its grouped-query rows' TPOT",
      0.0,  // asynchronous pipeline sends
      40e6,  // Megatron-LM's bucket (training only)
-     3.423},  // [CAL stack.lmdeploy.decode_kv_passes]
+     3.42},  // [CAL stack.lmdeploy.decode_kv_passes]
     {"rapid-llm",
      "RAPID-LLM's reading of a device file: tech_param.core.util is the whole compute efficiency, no framework "
      "on top (to compare with that tool on its own files)",

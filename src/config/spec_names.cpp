@@ -150,11 +150,12 @@ std::optional<double> CoreSpec::peak_flops_per_s(DType dtype) const {
   return frequency_hz * num_sms * tensor_cores_per_sm * flop_per_cycle_per_tensor_core * scale;
 }
 
-double CoreSpec::attention_share(AttentionKernel kernel, DType dtype) const {
-  if (const auto it = attention_util.find(kernel); it != attention_util.end()) return it->second;
-  if (kernel == AttentionKernel::flash3) return attention_share(AttentionKernel::flash2, dtype);
+FusedAttentionFacts CoreSpec::attention_facts(AttentionKernel kernel, DType dtype) const {
+  if (const auto it = attention.find(kernel); it != attention.end()) return it->second;
+  if (kernel == AttentionKernel::flash3) return attention_facts(AttentionKernel::flash2, dtype);
   const auto it = dtype_util.find(dtype);
-  return it == dtype_util.end() ? util : it->second;
+  const double share = it == dtype_util.end() ? util : it->second;
+  return {share, share, std::nullopt, 0.0, 0.0};
 }
 
 std::optional<double> CoreSpec::achievable_flops_per_s(DType dtype) const {

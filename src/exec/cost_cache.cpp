@@ -28,11 +28,14 @@ std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matm
   f.add(hw.sw.kernel_launch_overhead_s);
   f.add(hw.sw.compute_efficiency);
   f.add(static_cast<int>(hw.sw.attention_kernel));
-  for (const auto& [kernel, share] : c.attention_util) {
+  for (const auto& [kernel, facts] : c.attention) {
     f.add(static_cast<int>(kernel));
-    f.add(share);
+    for (double v : {facts.forward_util, facts.backward_util, facts.softmax_overlap.value_or(-1.0), facts.forward_cta_fill,
+                     facts.backward_cta_fill}) {
+      f.add(v);
+    }
   }
-  f.add(hw.sw.attention_softmax_overlap);
+  f.add(hw.sw.attention_softmax_overlap.value_or(-1.0));
   f.add(hw.sw.decode_kv_passes);
   return f.value();
 }

@@ -43,7 +43,8 @@ json hardware_json(const HardwareSpec& hw) {
                {"master_parameters_bytes", p.master_parameters_bytes}}},
              {"h2d_bandwidth_bytes_per_s", hw.sw.h2d_bandwidth_bytes_per_s ? json(*hw.sw.h2d_bandwidth_bytes_per_s) : json()},
              {"const_mem_offset_bytes", hw.sw.const_mem_offset_bytes},
-             {"attention_softmax_overlap", hw.sw.attention_softmax_overlap},
+             {"attention_softmax_overlap",
+              hw.sw.attention_softmax_overlap ? json(*hw.sw.attention_softmax_overlap) : json(nullptr)},
              {"dp_bucket_params", hw.sw.dp_bucket_params},
              {"decode_kv_passes", hw.sw.decode_kv_passes},
              {"pipelined_tp_wait_s", hw.sw.pipelined_tp_wait_s},
@@ -54,8 +55,15 @@ json hardware_json(const HardwareSpec& hw) {
   for (const auto& [d, s] : hw.core.dtype_flop_scale) scale[std::string(dtype_name(d))] = s;
   json dtype_util = json::object();
   for (const auto& [d, u] : hw.core.dtype_util) dtype_util[std::string(dtype_name(d))] = u;
-  json attention_util = json::object();
-  for (const auto& [k, u] : hw.core.attention_util) attention_util[std::string(to_string(k))] = u;
+  json fused_attention = json::object();
+  for (const auto& [k, f] : hw.core.attention) {
+    fused_attention[std::string(to_string(k))] = {
+        {"forward_util", f.forward_util},
+        {"backward_util", f.backward_util},
+        {"softmax_overlap", f.softmax_overlap ? json(*f.softmax_overlap) : json(nullptr)},
+        {"forward_cta_fill", f.forward_cta_fill},
+        {"backward_cta_fill", f.backward_cta_fill}};
+  }
   json core = {{"frequency_hz", hw.core.frequency_hz},
                {"num_sms", hw.core.num_sms},
                {"tensor_cores_per_sm", hw.core.tensor_cores_per_sm},
@@ -73,7 +81,7 @@ json hardware_json(const HardwareSpec& hw) {
                {"util", hw.core.util},
                {"dtype_flop_scale", scale},
                {"dtype_util", dtype_util},
-               {"attention_util", attention_util}};
+               {"fused_attention", fused_attention}};
   json memory = json::array();
   for (const auto& m : hw.memory) {
     memory.push_back({{"name", m.name},

@@ -130,6 +130,26 @@ TEST(ConfigErrors, MissingRequiredKeyPointsAtItsSection) {
   EXPECT_THAT(e.hint(), HasSubstr("num_bundles:"));
 }
 
+// A fused-attention kernel family is one published share or measured per pass, not both;
+// measured, it needs both passes' shares.
+TEST(ConfigErrors, AnAttentionKernelFamilyIsDescribedOnce) {
+  ConfigError twice = load_error(kHardware, {"tech_param.core.attention_util.flash2=0.5",
+                                             "tech_param.core.fused_attention.flash2.forward_util=0.4"});
+  EXPECT_EQ(twice.key_path(), "tech_param.core.attention_util.flash2");
+  EXPECT_THAT(twice.problem(), HasSubstr("described twice"));
+  ConfigError half = load_error(kHardware, {"tech_param.core.fused_attention.flash3.backward_util=0.6"});
+  EXPECT_EQ(half.key_path(), "tech_param.core.fused_attention.flash3.forward_util");
+  EXPECT_THAT(half.hint(), HasSubstr("forward_util and backward_util"));
+  TempYaml file(kHardware);
+  const HardwareSpec hw = load_hardware(file.path(), {"tech_param.core.fused_attention.flash3.forward_util=0.8",
+                                                      "tech_param.core.fused_attention.flash3.backward_util=0.6"});
+  const FusedAttentionFacts f = hw.core.attention_facts(AttentionKernel::flash3, DType::bf16);
+  EXPECT_DOUBLE_EQ(f.forward_util, 0.8);
+  EXPECT_DOUBLE_EQ(f.backward_util, 0.6);
+  EXPECT_FALSE(f.softmax_overlap.has_value());
+  EXPECT_DOUBLE_EQ(f.backward_cta_fill, 0.0);
+}
+
 TEST(ConfigErrors, BadUnit) {
   ConfigError e = load_error(replace(kHardware, "bandwidth: 2039 GB/s", "bandwidth: 2039 GB/h"));
   EXPECT_EQ(e.key_path(), "tech_param.DRAM.bandwidth");

@@ -213,10 +213,9 @@ TEST(ShippedConfigs, CopiedConstantsEqualTheirSource) {
       }
     }
   }
-  // H200 keeps H100's protocol, softmax, HBM and 16-bit GEMM constants (its FP8 GEMM rate
-  // is its own measurement); B200, GB200 and GB300 its NVLS, LL/LL128 and softmax constants;
-  // MI300X its softmax overlap.
-  EXPECT_EQ(copies["H100"], 8 + 3 * 5 + 1);
+  // H200 keeps H100's protocol and 16-bit GEMM constants (its FP8 GEMM rate and its HBM are
+  // its own measurements); B200, GB200 and GB300 its NVLS and LL/LL128 constants.
+  EXPECT_EQ(copies["H100"], 6 + 3 * 4);
   // GB200 and GB300 take B200's fitted NVLink 5 ring share.
   EXPECT_EQ(copies["B200"], 2);
 }
