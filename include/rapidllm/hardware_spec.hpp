@@ -160,6 +160,11 @@ struct CoreSpec {
   std::map<AttentionKernel, FusedAttentionFacts> attention;
   [[nodiscard]] FusedAttentionFacts attention_facts(AttentionKernel kernel, DType dtype) const;
 
+  // Dynamic energy of one FLOP in a dtype: the 16-bit energy_per_flop_j over the dtype's rate
+  // scale. The tensor cores draw about the same power per clock whatever they multiply: at
+  // the 700 W cap one H100 ran fp8 8192^3 products at 1.8x bf16's FLOP rate
+  // (validation/kernels/measured/h100/power_phases.csv). An undescribed dtype: the 16-bit one.
+  [[nodiscard]] double energy_per_flop(DType dtype) const;
   // Dense tensor-core peak for a dtype (FLOP/s), before util; nullopt if not described.
   [[nodiscard]] std::optional<double> peak_flops_per_s(DType dtype) const;
   // The rate kernels sustain: peak x the dtype's util; nullopt if not described.

@@ -504,6 +504,85 @@ def grouped_gemm_sweep(deadline):
             torch.cuda.empty_cache()
 
 
+# --- fourth pass: power ----------------------------------------------------------------
+def power_phases(deadline):
+    """Board power (nvidia-smi, sampled every 100 ms) while the GPU idles, streams HBM and runs
+    bf16 and fp8 GEMMs, each for 4 s back to back: the energy per byte and per FLOP at the
+    700 W cap. The mean over each phase's last 2.5 s is kept with the work done meanwhile."""
+    t = Table('power_phases.csv', ['phase', 'seconds', 'power_w', 'power_instant_w', 'sm_clock_mhz', 'work_per_s',
+                                   'work_unit'])
+    fields = 'timestamp,power.draw,power.draw.instant,clocks.sm'
+    if subprocess.run(['nvidia-smi', f'--query-gpu={fields}', '--format=csv,noheader'], capture_output=True).returncode:
+        fields = 'timestamp,power.draw,power.draw,clocks.sm'  # a driver without the instant reading
+    mon = subprocess.Popen(['nvidia-smi', f'--query-gpu={fields}', '--format=csv,noheader,nounits', '-lms', '100'],
+                           stdout=subprocess.PIPE, text=True)
+    marks = []
+
+    def run_phase(name, step, work_per_call, unit, seconds=4.0):
+        begin = time.time()
+        calls = 0
+        e0 = e1 = None
+        while time.time() - begin < seconds:
+            if e0 is None and time.time() - begin > seconds - 2.5:
+                torch.cuda.synchronize()
+                e0, counted, t_mark = torch.cuda.Event(enable_timing=True), calls, time.time()
+                e0.record()
+            step()
+            calls += 1
+            if calls % 16 == 0:
+                torch.cuda.synchronize()
+        e1 = torch.cuda.Event(enable_timing=True)
+        e1.record()
+        e1.synchronize()
+        rate = (calls - counted) * work_per_call / (e0.elapsed_time(e1) * 1e-3) if unit else 0.0
+        marks.append((name, t_mark, time.time(), rate, unit))
+
+    time.sleep(2.0)
+    run_phase('idle', lambda: time.sleep(0.05), 0.0, '')
+    n = 2**29  # 1 GiB bf16 buffers, four of them: every copy streams from HBM
+    bufs = [torch.randn(n, device=dev, dtype=torch.bfloat16) for _ in range(4)]
+    k = [0]
+
+    def copy_step():
+        k[0] += 1
+        bufs[(k[0] + 1) % 4].copy_(bufs[k[0] % 4])
+    run_phase('hbm_copy', copy_step, 2.0 * n * 2, 'bytes')
+    del bufs
+    torch.cuda.empty_cache()
+    a = torch.randn(8192, 8192, device=dev, dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device=dev, dtype=torch.bfloat16)
+    run_phase('gemm_bf16_8192', lambda: torch.matmul(a, b), 2.0 * 8192**3, 'flop')
+    a8 = a.to(torch.float8_e4m3fn)
+    b8 = b.to(torch.float8_e4m3fn).t().contiguous().t()
+    one = torch.ones((), device=dev)
+    run_phase('gemm_fp8_8192', lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
+              2.0 * 8192**3, 'flop')
+    x = torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16)
+    w = torch.randn(14336, 4096, device=dev, dtype=torch.bfloat16)
+    run_phase('gemm_bf16_4096x14336x4096', lambda: F.linear(x, w), 2.0 * 4096 * 14336 * 4096, 'flop')
+    time.sleep(0.3)
+    mon.terminate()
+    samples = []
+    for line in mon.communicate()[0].strip().splitlines():
+        parts = [p.strip() for p in line.split(',')]
+        if len(parts) < 4:
+            continue
+        try:
+            stamp = time.mktime(time.strptime(parts[0].split('.')[0], '%Y/%m/%d %H:%M:%S'))
+            stamp += float('0.' + parts[0].split('.')[1]) if '.' in parts[0] else 0.0
+            samples.append((stamp, float(parts[1]), float(parts[2]) if parts[2][0].isdigit() else float('nan'),
+                            float(parts[3])))
+        except (ValueError, IndexError):
+            continue
+    for name, start, end, rate, unit in marks:
+        inside = [s for s in samples if start <= s[0] <= end]
+        if not inside:
+            print(f'power: no samples in {name} ({len(samples)} samples in all)', flush=True)
+            continue
+        mean = lambda i: sum(s[i] for s in inside) / len(inside)  # noqa: E731
+        t.row(name, f'{end - start:.2f}', f'{mean(1):.1f}', f'{mean(2):.1f}', f'{mean(3):.0f}', f'{rate:.4g}', unit)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     environment()
@@ -515,6 +594,8 @@ def main():
                     ('sustained_shapes', sustained_shapes, 0.50)]
     if os.environ.get('PASS') == '3':
         sections = [('grouped_gemm', grouped_gemm_sweep, 1.0)]
+    if os.environ.get('PASS') == '4':
+        sections = [('power', power_phases, 1.0)]
     budget_end = 0.0
     for name, fn, share in sections:
         budget_end += share * TOTAL_BUDGET_S

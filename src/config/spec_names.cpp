@@ -158,6 +158,11 @@ FusedAttentionFacts CoreSpec::attention_facts(AttentionKernel kernel, DType dtyp
   return {share, share, std::nullopt, 0.0, 0.0};
 }
 
+double CoreSpec::energy_per_flop(DType dtype) const {
+  const auto it = dtype_flop_scale.find(dtype);
+  return it == dtype_flop_scale.end() ? energy_per_flop_j : energy_per_flop_j / it->second;
+}
+
 std::optional<double> CoreSpec::achievable_flops_per_s(DType dtype) const {
   const auto peak = peak_flops_per_s(dtype);
   if (!peak) return std::nullopt;

@@ -3,12 +3,13 @@
 namespace rapidllm::energy {
 
 OpEnergyModel::OpEnergyModel(const HardwareSpec& hw) : j_per_flop_(hw.core.energy_per_flop_j) {
+  for (const DType d : {DType::fp8, DType::fp16, DType::bf16, DType::fp32}) gemm_j_per_flop_[d] = hw.core.energy_per_flop(d);
   for (const auto& level : hw.memory) j_per_byte_.push_back(8.0 * level.dynamic_energy_per_bit_j);
 }
 
 Energy OpEnergyModel::gemm(const GemmEstimate& e) const {
   Energy out;
-  out.compute_j = e.flops * j_per_flop_;
+  out.compute_j = e.flops * gemm_j_per_flop_.at(e.dtype);
   const std::size_t levels = j_per_byte_.size();
   for (std::size_t i = 0; i < levels && i < e.traffic.size(); ++i) {
     const double j = e.traffic[i].bytes * j_per_byte_[i];

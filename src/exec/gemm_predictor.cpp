@@ -65,7 +65,7 @@ GemmPrediction predict_gemm(const HardwareSpec& hw, const GemmModelSpec& gemm, D
     out.exposed_communication_time_s += pass.exposed_communication_time_s;
     out.peak_memory_bytes = std::max(out.peak_memory_bytes, pass_footprint_bytes(sharded.local_shape, element_bytes));
 
-    out.energy.compute_j += pass.compute.flops * hw.core.energy_per_flop_j * out.tp;
+    out.energy.compute_j += pass.compute.flops * hw.core.energy_per_flop(pass.compute.dtype) * out.tp;
     for (std::size_t i = 0; i < hw.memory.size() && i < pass.compute.traffic.size(); ++i) {
       if (out.energy.memory_j.size() <= i) out.energy.memory_j.emplace_back(hw.memory[i].name, 0.0);
       out.energy.memory_j[i].second +=

@@ -16,6 +16,7 @@
 #include "compute/gemm_cache.hpp"
 #include "compute/gemm_tile_model.hpp"
 #include "compute/op_coster.hpp"
+#include "energy/op_energy.hpp"
 #include "rapidllm/config.hpp"
 
 namespace rapidllm::compute {
@@ -211,6 +212,40 @@ TEST(DeviceKernelFacts, MoeExpertGemmsRunAsOneBatchedGemm) {
   }
   EXPECT_EQ(rows, 10);
   EXPECT_LT(sum / rows, 0.15);
+}
+
+// Board power at the measured rates (power_phases.csv): the static draw plus each kernel's
+// dynamic energy per second. Fitted on the H100's copy (HBM's energy per bit) and bf16
+// 8192^3 phases (the energy per FLOP); its 4096 x 14336 x 4096 phase, its fp8 phase (a FLOP
+// at half the 16-bit energy) and every H200 phase but the copy are checks.
+TEST(DeviceKernelFacts, BoardPowerAtTheMeasuredRates) {
+  for (const char* gpu : {"h100", "h200"}) {
+    const HardwareSpec hw = kernel_level(gpu);
+    const energy::OpEnergyModel energy(hw);
+    int checked = 0;
+    for (const Row& r : measured(gpu, "power_phases.csv")) {
+      const std::string& phase = r.at("phase");
+      const double rate = std::stod(r.at("work_per_s"));
+      double dynamic_w = 0.0;
+      double tolerance = 0.03;
+      if (phase == "hbm_copy") {
+        dynamic_w = energy.streaming(0.0, rate).total();
+      } else if (phase.rfind("gemm_", 0) == 0) {
+        const bool fp8 = phase.find("fp8") != std::string::npos;
+        const GemmShape shape = phase.find("4096x14336") != std::string::npos ? GemmShape{4096, 14336, 4096, 1}
+                                                                              : GemmShape{8192, 8192, 8192, 1};
+        const GemmEstimate e = GemmTileModel(hw, fp8 ? DType::fp8 : DType::bf16).estimate(shape);
+        dynamic_w = energy.gemm(e).total() * rate / e.flops;
+        if (fp8) tolerance = 0.10;  // the rule gives 0.29 pJ per fp8 FLOP, the phase 0.32
+      } else {
+        continue;
+      }
+      const double predicted_w = hw.core.static_power_w + dynamic_w;
+      EXPECT_NEAR(predicted_w / std::stod(r.at("power_w")), 1.0, tolerance) << gpu << " " << phase;
+      ++checked;
+    }
+    EXPECT_EQ(checked, 4) << gpu;
+  }
 }
 
 }  // namespace

@@ -71,9 +71,12 @@ TEST(GemmPredictor, DynamicEnergyCountsFlopsAtTheConfiguredCost) {
   HardwareSpec hw = h100();
   GemmModelSpec g{4096, 4096, 4096, false, ShardAxis::row};
   GemmPrediction p = predict_gemm(hw, g, DType::bf16);
-  EXPECT_DOUBLE_EQ(p.energy.compute_j, 2.0 * 4096 * 4096 * 4096 * 1.8e-13);
-  // DRAM energy = DRAM bytes x 8 bits x 4.5 pJ/bit.
-  EXPECT_DOUBLE_EQ(p.energy.memory_j.back().second, p.passes[0].compute.traffic[3].bytes * 8 * 4.5e-12);
+  EXPECT_DOUBLE_EQ(p.energy.compute_j, 2.0 * 4096 * 4096 * 4096 * 5.75e-13);
+  // DRAM energy = DRAM bytes x 8 bits x 15.2 pJ/bit (the shipped H100's measured values).
+  EXPECT_DOUBLE_EQ(p.energy.memory_j.back().second, p.passes[0].compute.traffic[3].bytes * 8 * 15.2e-12);
+  // An fp8 FLOP costs half: the tensor cores draw the same power per clock at twice the rate.
+  const GemmPrediction fp8 = predict_gemm(hw, g, DType::fp8);
+  EXPECT_DOUBLE_EQ(fp8.energy.compute_j, 2.0 * 4096 * 4096 * 4096 * 5.75e-13 / 2.0);
   EXPECT_DOUBLE_EQ(p.energy.network_j, 0.0);
 }
 

@@ -46,7 +46,7 @@ TEST(Energy, ComponentsSumAndStaticPowerScalesWithTime) {
   const TrainingPrediction p = exec::predict_training(hw, m, "test");
   const EnergyReport& e = p.energy;
   EXPECT_NEAR(e.compute_j + e.on_chip_j + e.hbm_j + e.network_j + e.static_j, e.energy_j, 1e-9 * e.energy_j);
-  EXPECT_DOUBLE_EQ(e.static_j, 70.0 * p.step_time_s * 8);  // 70 W idle per GPU in the shipped H100 config
+  EXPECT_DOUBLE_EQ(e.static_j, 115.0 * p.step_time_s * 8);  // 115 W awake per GPU in the shipped H100 config
   EXPECT_DOUBLE_EQ(e.average_power_w, e.energy_j / (p.step_time_s * 8));
   EXPECT_DOUBLE_EQ(e.j_per_token, e.energy_j / (16.0 * 8192.0));
   EXPECT_GT(e.network_j, 0.0);  // the data-parallel gradient all-reduce
