@@ -131,6 +131,12 @@ TEST(AccuracyGateThresholds, MalformedFilesAreRejected) {
 }
 
 TEST(AccuracyGate, EverySourceStaysWithinItsRecordedThreshold) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The gate compares numbers, which the release build checks. Under the sanitizers the
+  // validate_all_rows golden already runs every row through the same code once; a second
+  // full run here would cost the suite half a minute of its 20 (.ci/run, README).
+  GTEST_SKIP() << "the accuracy gate runs in the release build";
+#endif
   std::string error;
   const auto thresholds = read_thresholds(kThresholdsPath, error);
   ASSERT_TRUE(thresholds) << kThresholdsPath << ": " << error
