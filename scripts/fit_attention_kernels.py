@@ -17,7 +17,7 @@ shapes (128-wide tiles, no window, no context parallelism):
     time       = waves(ctas) x (max(matmul, softmax) + (1 - overlap) x min(matmul, softmax))
 with factor 1 / 2.5 and softmax_factor 1 / 2 for forward / backward. The overlap is one per
 family (both passes), utils and fills one per pass; the objective is the squared log error.
-tests/unit/compute/attention_kernel_facts_test.cpp holds the shipped file to these rows.
+tests/unit/compute/device_kernel_facts_test.cpp holds the shipped file to these rows.
 
     python3 scripts/fit_attention_kernels.py
 """

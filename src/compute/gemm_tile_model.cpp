@@ -349,8 +349,7 @@ GemmTileModel::ShapeTerms GemmTileModel::shape_terms(const GemmShape& shape) con
   s.a_bytes = s.m * k * eb * batch;
   s.b_bytes = k * s.n * eb * batch;
   // FP8 GEMMs write C in 16 bits (cuBLASLt's scaled matmuls as Transformer Engine and
-  // torch._scaled_mm run them): at small K that write bounds them
-  // (validation/kernels/measured/h100/gemm_k_sweep.csv, fp8 rows).
+  // torch._scaled_mm run them, as in validation/kernels/measured/*/gemm_k_sweep.csv).
   s.c_bytes = s.m * s.n * std::max(eb, 2.0) * batch;
   return s;
 }

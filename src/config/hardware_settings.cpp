@@ -31,17 +31,21 @@ Setting memory_field(std::string_view path, ValueKind kind, std::string_view uni
 
 // tech_param.core.fused_attention.<family>.<field>: a kernel family measured per pass (the
 // alternative to attention_util.<family>'s one share). Paths must outlive the registry.
-Setting fused_attention_field(std::string_view family, std::string_view field, std::string_view what,
-                              double max = 1.0) {
-  const bool fill = max > 1.0;  // a CTA fill (tile iterations, 0 by default), else a share
+enum class FusedField { matmul_share, softmax_overlap, cta_fill };
+
+Setting fused_attention_field(std::string_view family, std::string_view field, FusedField kind, std::string_view what) {
   static std::deque<std::string> paths;
   static std::deque<std::string> docs;
   const std::string& path = paths.emplace_back(fmt::format("tech_param.core.fused_attention.{}.{}", family, field));
   const std::string& doc = docs.emplace_back(fmt::format(
       "[rapidllm] {} kernels ({}) measured on this GPU: {} (not with attention_util.{})",
       family == "flash2" ? "FlashAttention-2-class" : "FlashAttention-3-class", family, what, family));
-  if (fill) return {path, H, ValueKind::real, "", "0", doc, {}, 0.0, max};
-  return {path, H, ValueKind::real, "", "null", doc, {}, field == "softmax_overlap" ? 0.0 : 1e-3, max, true};
+  switch (kind) {
+    case FusedField::matmul_share: return {path, H, ValueKind::real, "", "null", doc, {}, 1e-3, 1.0, true};
+    case FusedField::softmax_overlap: return {path, H, ValueKind::real, "", "null", doc, {}, 0.0, 1.0, true};
+    case FusedField::cta_fill: break;
+  }
+  return {path, H, ValueKind::real, "", "0", doc, {}, 0.0, 64.0};  // tile iterations per CTA
 }
 
 std::vector<std::string_view> framework_choices() {
@@ -165,16 +169,26 @@ std::vector<Setting> hardware_settings() {
       {"tech_param.core.attention_util.flash3", H, ValueKind::real, "", "null",
        "[rapidllm] share of the 16-bit peak FlashAttention-3-class kernels' matmuls sustain (absent: flash2's)", {},
        1e-3, 1.0, true},
-      fused_attention_field("flash2", "forward_util", "share of the 16-bit peak the forward kernel's matmuls sustain"),
-      fused_attention_field("flash2", "backward_util", "share of the 16-bit peak the backward kernel's matmuls sustain"),
-      fused_attention_field("flash2", "softmax_overlap", "share of the softmax hidden under the matmuls"),
-      fused_attention_field("flash2", "forward_cta_fill", "fixed time per forward CTA, in tile iterations", 64.0),
-      fused_attention_field("flash2", "backward_cta_fill", "fixed time per backward CTA, in tile iterations", 64.0),
-      fused_attention_field("flash3", "forward_util", "share of the 16-bit peak the forward kernel's matmuls sustain"),
-      fused_attention_field("flash3", "backward_util", "share of the 16-bit peak the backward kernel's matmuls sustain"),
-      fused_attention_field("flash3", "softmax_overlap", "share of the softmax hidden under the matmuls"),
-      fused_attention_field("flash3", "forward_cta_fill", "fixed time per forward CTA, in tile iterations", 64.0),
-      fused_attention_field("flash3", "backward_cta_fill", "fixed time per backward CTA, in tile iterations", 64.0),
+      fused_attention_field("flash2", "forward_util", FusedField::matmul_share,
+                            "share of the 16-bit peak the forward kernel's matmuls sustain"),
+      fused_attention_field("flash2", "backward_util", FusedField::matmul_share,
+                            "share of the 16-bit peak the backward kernel's matmuls sustain"),
+      fused_attention_field("flash2", "softmax_overlap", FusedField::softmax_overlap,
+                            "share of the softmax hidden under the matmuls"),
+      fused_attention_field("flash2", "forward_cta_fill", FusedField::cta_fill,
+                            "fixed time per forward CTA, in tile iterations"),
+      fused_attention_field("flash2", "backward_cta_fill", FusedField::cta_fill,
+                            "fixed time per backward CTA, in tile iterations"),
+      fused_attention_field("flash3", "forward_util", FusedField::matmul_share,
+                            "share of the 16-bit peak the forward kernel's matmuls sustain"),
+      fused_attention_field("flash3", "backward_util", FusedField::matmul_share,
+                            "share of the 16-bit peak the backward kernel's matmuls sustain"),
+      fused_attention_field("flash3", "softmax_overlap", FusedField::softmax_overlap,
+                            "share of the softmax hidden under the matmuls"),
+      fused_attention_field("flash3", "forward_cta_fill", FusedField::cta_fill,
+                            "fixed time per forward CTA, in tile iterations"),
+      fused_attention_field("flash3", "backward_cta_fill", FusedField::cta_fill,
+                            "fixed time per backward CTA, in tile iterations"),
       {"tech_param.core.mma_threads", H, ValueKind::integer, "", "32",
        "[rapidllm] threads issuing one MMA and sharing its operands: 32 (warp, mma.sync) or 128 "
        "(warpgroup, Hopper wgmma)", {}, 32, 128},

@@ -2,7 +2,7 @@
 // level moves at its energy per bit (tech_param.*.dynamic_energy_per_bit).
 #pragma once
 
-#include <map>
+#include <array>
 
 #include "rapidllm/gemm.hpp"
 #include "rapidllm/hardware_spec.hpp"
@@ -41,8 +41,7 @@ class OpEnergyModel {
   [[nodiscard]] Energy streaming(double flops, double hbm_bytes) const;
 
  private:
-  double j_per_flop_ = 0.0;                      // 16-bit (attention and streaming kernels)
-  std::map<DType, double> gemm_j_per_flop_;      // CoreSpec::energy_per_flop of each dtype
+  std::array<double, 4> j_per_flop_{};  // CoreSpec::energy_per_flop, indexed by DType
   std::vector<double> j_per_byte_;  // per memory level
 };
 
