@@ -15,6 +15,10 @@ devices' GEMM efficiencies are kernel facts (scripts/fit_gemm_util.py).
     python3 scripts/calibrate.py --devices A100_SXM4_80GB   # only some configs
     python3 scripts/calibrate.py --stacks [NAME ...]        # the software-stack profiles
 
+A stack fit may include a device-file constant that only its rows exercise (DEVICE:tag, e.g.
+the Triton attention kernel llm-foundry's rows run): it is fitted with the stack's constants
+and written into that device file.
+
 Needs a built rapidllm (build/release or build/dev, or the binary named by $RAPIDLLM).
 """
 import argparse
@@ -44,34 +48,6 @@ def b200(r): return 'B200' in r['gpu'] and not gb200(r)
 def every(r): return True
 def single_node(r): return float(r.get('nodes') or 0) == 1.0
 def grouped_query(r): return int(r['kv_heads']) < int(r['heads'])
-
-# The 8xH100 nccl-tests all-reduce sweep, every size: it fixes the NVLink protocol constants.
-NCCL_SWEEP = [('collective', 'dgxc-nccl', 'busbw_bytes_per_s', every)]
-# NVLink 5 on one B200 node (stas00/ml-engineering): its even rows are the ring all-reduces
-# at 8 GiB over 4-8 GPUs (NVLS off), which fix the ring's share of the bandwidth. The NVLS
-# and size-sweep rows are all odd (held out): the protocol constants stay H100's.
-B200_NCCL = [('collective', 'stas00/ml-engineering', 'busbw_bytes_per_s', b200)]
-
-FITS = {
-    'H100_SXM5_80GB': [
-        # The training rows below run their TP collectives on these.
-        ('nvlink_util', 0.4, 1.0, NCCL_SWEEP),
-        ('nvls_util', 0.4, 1.0, NCCL_SWEEP),
-        ('nvls_latency_us', 1.0, 60.0, NCCL_SWEEP),
-        ('ll_latency_us', 0.0, 20.0, NCCL_SWEEP),
-        ('ll128_latency_us', 0.0, 30.0, NCCL_SWEEP),
-    ],
-    'B200_HGX_180GB': [
-        ('nvlink_util', 0.4, 1.0, B200_NCCL),
-    ],
-    'A100_SXM4_80GB': [
-        # Decode at small batches: memory-bound, and the KV cache fits (larger batches run
-        # in waves in TurboMind, which a static-batch model does not describe).
-        ('dram_util', 0.3, 1.0, [('inference', 'lmdeploy-a100', 'tpot_s', small_batch)]),
-    ],
-}
-# The GEMM efficiencies of the devices (gemm_util, fp8_gemm_util) are kernel facts:
-# scripts/fit_gemm_util.py fits them on validation/kernels/gemm.csv, never here.
 
 
 def latest_year(text):
@@ -140,6 +116,39 @@ def pipeline_across_nodes(r):
 NANOTRON_PIPELINES_ACROSS_NODES = [('training', f'nanotron-{size}', 'tokens_per_s_per_gpu',
                                     on('nanotron', pipeline_across_nodes)) for size in NANOTRON_SIZES]
 
+# llm-foundry's MPT tables (Composer on FSDP): the composer-fsdp profile's rows, and the only
+# rows of flash-attn's Triton kernel (MPT's attn_impl: triton), whose share on each GPU their
+# sequence sweeps (512 to 65k tokens) show.
+LLM_FOUNDRY = [('training', 'llm-foundry', 'tokens_per_s', on('composer-fsdp'))]
+
+# The 8xH100 nccl-tests all-reduce sweep, every size: it fixes the NVLink protocol constants.
+NCCL_SWEEP = [('collective', 'dgxc-nccl', 'busbw_bytes_per_s', every)]
+# NVLink 5 on one B200 node (stas00/ml-engineering): its even rows are the ring all-reduces
+# at 8 GiB over 4-8 GPUs (NVLS off), which fix the ring's share of the bandwidth. The NVLS
+# and size-sweep rows are all odd (held out): the protocol constants stay H100's.
+B200_NCCL = [('collective', 'stas00/ml-engineering', 'busbw_bytes_per_s', b200)]
+
+FITS = {
+    'H100_SXM5_80GB': [
+        # The training rows below run their TP collectives on these.
+        ('nvlink_util', 0.4, 1.0, NCCL_SWEEP),
+        ('nvls_util', 0.4, 1.0, NCCL_SWEEP),
+        ('nvls_latency_us', 1.0, 60.0, NCCL_SWEEP),
+        ('ll_latency_us', 0.0, 20.0, NCCL_SWEEP),
+        ('ll128_latency_us', 0.0, 30.0, NCCL_SWEEP),
+    ],
+    'B200_HGX_180GB': [
+        ('nvlink_util', 0.4, 1.0, B200_NCCL),
+    ],
+    'A100_SXM4_80GB': [
+        # Decode at small batches: memory-bound, and the KV cache fits (larger batches run
+        # in waves in TurboMind, which a static-batch model does not describe).
+        ('dram_util', 0.3, 1.0, [('inference', 'lmdeploy-a100', 'tpot_s', small_batch)]),
+    ],
+}
+# The GEMM efficiencies of the devices (gemm_util, fp8_gemm_util) are kernel facts:
+# scripts/fit_gemm_util.py fits them on validation/kernels/gemm.csv, never here.
+
 # Software-stack profiles (src/config/software_stacks.cpp, tags `[CAL stack.NAME.KEY]`):
 # each fitted on the even rows of its own stack only, over the devices' kernel-level GEMM
 # efficiency. Megatron-Core (2025) is fitted on its H100 BF16 dense rows, where the kernel
@@ -160,7 +169,15 @@ STACK_FITS = {
         ('compute_efficiency', 0.3, 1.0, [('training', 'megatron-2020', 'step_time_s', on('megatron-lm-2020'))]),
     ],
     'composer-fsdp': [
-        ('compute_efficiency', 0.3, 1.0, [('training', 'llm-foundry', 'tokens_per_s', on('composer-fsdp'))]),
+        ('compute_efficiency', 0.3, 1.0, LLM_FOUNDRY),
+        # Fixed host time per step: what the short steps (small models, 8 GPUs) show beyond the
+        # kernels.
+        ('step_overhead', 0.0, 1.0, LLM_FOUNDRY),
+        # flash-attn's Triton kernel, which only these rows run (a device-file fact).
+        ('A100_SXM4_80GB:triton_attention_util', 0.1, 1.0,
+         [('training', 'llm-foundry', 'tokens_per_s', on('composer-fsdp', a100))]),
+        ('H100_SXM5_80GB:triton_attention_util', 0.1, 1.0,
+         [('training', 'llm-foundry', 'tokens_per_s', on('composer-fsdp', h100))]),
     ],
     'torchtitan': [
         ('compute_efficiency', 0.3, 1.0, [('training', 'torchtitan', 'tokens_per_s_per_gpu', on('torchtitan'))]),
@@ -207,7 +224,8 @@ STACK_KEYS = {'compute_efficiency': 'sw_param.compute_efficiency={}',
               'pipeline_transfer_stall': 'sw_param.pipeline_transfer_stall={} s',
               'decode_kv_passes': 'sw_param.decode_kv_passes={}',
               'pipelined_tp_wait': 'sw_param.pipelined_tp_wait={} us',
-              'pipelined_tp_wait_per_rank': 'sw_param.pipelined_tp_wait_per_rank={} us'}
+              'pipelined_tp_wait_per_rank': 'sw_param.pipelined_tp_wait_per_rank={} us',
+              'step_overhead': 'sw_param.step_overhead={} s'}
 
 TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].*)$')
 # A copy of another device's fitted value, tagged `# [H100 name]`: rewritten with it.
@@ -278,8 +296,10 @@ def even(row_id):
     return int(re.sub(r'\D', '', row_id)) % 2 == 0
 
 
-def run_validate(config_dir, sets=()):
+def run_validate(config_dir, sets=(), source=None):
     args = [binary(), 'validate', '--configs', config_dir, '--format', 'json']
+    if source:  # only that source's rows: a fit on one source need not predict the others
+        args += ['--source', source]
     for s in sets:
         args += ['--set', s]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
@@ -319,9 +339,15 @@ def golden_section(objective, lo, hi):
     return round((a + b) / 2, 3)
 
 
-def fit(params, values, evaluate, rows):
-    """Two rounds of coordinate descent over params; evaluate(values) -> validate's cases."""
-    for _ in range(2):
+def only_source(params):
+    """The one source every filter of params names, else None."""
+    sources = {source for *_, filters in params for _, source, _, _ in filters}
+    return sources.pop() if len(sources) == 1 else None
+
+
+def fit(params, values, evaluate, rows, rounds=2):
+    """Rounds of coordinate descent over params; evaluate(values) -> validate's cases."""
+    for _ in range(rounds):
         for name, lo, hi, filters in params:
             def objective(x):
                 return loss(selected(evaluate(dict(values, **{name: x})), rows, filters, even))
@@ -359,22 +385,48 @@ def write_stack_values(fitted):
 def fit_stacks(names, rows, write):
     """Each profile's constants, tried through validate --set (the binary keeps the built-in
     values of every other profile); --write puts them into the source, to be rebuilt."""
-    configs = os.path.join(ROOT, 'configs')
+    work = tempfile.mkdtemp(prefix='rapidllm-calibrate-')
+    configs = os.path.join(work, 'configs')
+    shutil.copytree(os.path.join(ROOT, 'configs'), configs)
     current = read_stack_values()
-    fitted = {}
-    for stack in names:
-        params = STACK_FITS[stack]
+    fitted, fitted_devices = {}, {}
+    try:
+        for stack in names:
+            params = STACK_FITS[stack]
+            source = only_source(params)
+            start = dict(current.get(stack, {}))
+            for name, *_ in params:  # DEVICE:tag, a kernel fact only this stack's rows show
+                if ':' in name:
+                    device, tag = name.split(':')
+                    start[name] = read_values(os.path.join(configs, 'hardware', device + '.yaml'))[tag]
 
-        def evaluate(values):
-            return run_validate(configs, [STACK_KEYS[k].format(v) for k, v in values.items()])
+            def evaluate(values):
+                for name, v in values.items():
+                    if ':' in name:
+                        device, tag = name.split(':')
+                        write_values(os.path.join(configs, 'hardware', device + '.yaml'), {tag: v})
+                sets = [STACK_KEYS[k].format(v) for k, v in values.items() if ':' not in k]
+                return run_validate(configs, sets, source)
 
-        values = fit(params, dict(current.get(stack, {})), evaluate, rows)
-        fitted[stack] = {k: values[k] for k, *_ in params}
-        report(stack, evaluate(values), rows, params)
-        print(f'{stack}: {fitted[stack]}')
+            # Device shares fitted beside the stack's own constants trade against them along
+            # a ridge: more rounds.
+            rounds = 6 if any(':' in name for name, *_ in params) else 2
+            values = fit(params, start, evaluate, rows, rounds)
+            fitted[stack] = {k: values[k] for k, *_ in params if ':' not in k}
+            for k, *_ in params:
+                if ':' in k:
+                    device, tag = k.split(':')
+                    fitted_devices.setdefault(device, {})[tag] = values[k]
+            report(stack, evaluate(values), rows, params)
+            print(f'{stack}: {dict((k, values[k]) for k, *_ in params)}')
+    finally:
+        shutil.rmtree(work)
     if write:
         write_stack_values(fitted)
-        print(f'written to {os.path.relpath(STACKS_SOURCE, ROOT)}: rebuild before the next fit or validate')
+        for device, values in fitted_devices.items():
+            write_values(os.path.join(ROOT, 'configs/hardware', device + '.yaml'), values)
+        print(f'written to {os.path.relpath(STACKS_SOURCE, ROOT)} and configs/hardware: rebuild before the next fit '
+              'or validate')
 
 
 def main():

@@ -36,9 +36,10 @@ struct PrecisionSpec {
 
 enum class DpMicrobatchSync { every_mb, last_mb };
 // The fused-attention kernel family a software stack runs: FlashAttention-2-class kernels
-// (Ampere-style MMAs, also Triton's) or FlashAttention-3-class ones (Hopper warpgroup MMAs,
-// cuDNN's fused attention).
-enum class AttentionKernel { flash2, flash3 };
+// (Ampere-style MMAs), FlashAttention-3-class ones (Hopper warpgroup MMAs, cuDNN's fused
+// attention), or the FlashAttention of flash-attn's Triton implementation with an additive
+// bias (MosaicML's MPT, attn_impl: triton, for ALiBi; compiled by the Triton of 2022-2023).
+enum class AttentionKernel { flash2, flash3, triton };
 // What backward recomputes: nothing; the attention core (Megatron's selective); the whole
 // layer forward; or op by op as torchtitan's selective op checkpointing does (every matmul's
 // and attention's output saved but every second matmul's; backward recomputes those matmuls
@@ -111,6 +112,11 @@ struct SoftwareSpec {
   // The profile's unless given.
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::fused;
   bool cross_entropy_given = false;
+  // Host time the trainer spends once per optimizer step with no kernel queued behind it
+  // (the GPUs idle): the step's Python bookkeeping, its loss and metrics synchronisation, the
+  // gradient clipping's host round trips. Training only. The profile's unless given.
+  double step_overhead_s = 0.0;
+  bool step_overhead_given = false;
 };
 
 // One fused-attention kernel family on one GPU. A CTA owns a tile of queries (forward) or of
@@ -367,7 +373,7 @@ struct HardwareSpec {
 // The names configs and the command line use ("1f1b", "all_reduce"); nullopt for any other.
 [[nodiscard]] std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name);
 [[nodiscard]] std::string_view to_string(ActivationRecompute r);
-[[nodiscard]] std::string_view to_string(AttentionKernel k);  // "flash2" | "flash3"
+[[nodiscard]] std::string_view to_string(AttentionKernel k);  // "flash2" | "flash3" | "triton"
 [[nodiscard]] std::string_view to_string(ElementwiseKernels k);  // "fused" | "eager"
 [[nodiscard]] std::string_view to_string(CrossEntropyKernel k);  // "fused" | "eager"
 [[nodiscard]] std::optional<ActivationRecompute> parse_activation_recompute(std::string_view name);

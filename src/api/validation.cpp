@@ -16,9 +16,8 @@ struct ValidationCases {
 
 ValidationRun run_validation(const std::string& data_dir, const std::string& configs_dir,
                              const std::string& source_filter, const std::vector<std::string>& overrides) {
-  const validate::CaseInputs in{data_dir, configs_dir, overrides};
-  return ValidationRun(
-      std::make_shared<const detail::ValidationCases>(detail::ValidationCases{validate::all_cases(in, source_filter)}));
+  const validate::CaseInputs in{data_dir, configs_dir, overrides, source_filter};
+  return ValidationRun(std::make_shared<const detail::ValidationCases>(detail::ValidationCases{validate::all_cases(in)}));
 }
 
 std::string render_validation(const ValidationRun& run, OutputFormat format, bool list_cases) {

@@ -44,7 +44,9 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.compute_efficiency_given = true;
   }
   if (const std::string kernel = sw.child("attention_kernel").choice(); kernel != "auto") {
-    out.attention_kernel = kernel == "flash2" ? AttentionKernel::flash2 : AttentionKernel::flash3;
+    out.attention_kernel = kernel == "flash2"   ? AttentionKernel::flash2
+                           : kernel == "triton" ? AttentionKernel::triton
+                                                : AttentionKernel::flash3;
     out.attention_kernel_given = true;
   }
   if (const auto bucket = sw.child("dp_bucket_params").optional_real()) {
@@ -66,6 +68,10 @@ SoftwareSpec read_software(const Cursor& sw) {
   if (const Cursor overlap = sw.child("zero_gather_overlap"); overlap.present()) {
     out.zero_gather_overlap = overlap.boolean();
     out.zero_gather_overlap_given = true;
+  }
+  if (const Cursor host = sw.child("step_overhead"); host.present()) {
+    out.step_overhead_s = host.duration_s();
+    out.step_overhead_given = true;
   }
   if (const Cursor wait = sw.child("pipelined_tp_wait_per_rank"); wait.present()) {
     out.pipelined_tp_wait_per_rank_s = wait.duration_s();
@@ -156,6 +162,11 @@ CoreSpec read_core(const Cursor& core) {
   if (auto fp32 = dtype_util.child("fp32").optional_real()) out.dtype_util[DType::fp32] = *fp32;
   for (const auto& [name, kernel] : {std::pair{"flash2", AttentionKernel::flash2}, {"flash3", AttentionKernel::flash3}}) {
     if (auto facts = read_fused_attention(core, name)) out.attention[kernel] = *facts;
+  }
+  // The Triton kernel is known by one share of the whole kernel, its softmax inside it (no
+  // per-pass measurements: the Triton that compiled it is gone).
+  if (const auto share = core.child("attention_util").child("triton").optional_real()) {
+    out.attention[AttentionKernel::triton] = FusedAttentionFacts{*share, *share, 1.0, 0.0, 0.0};
   }
   return out;
 }

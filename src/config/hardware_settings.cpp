@@ -75,9 +75,10 @@ std::vector<Setting> hardware_settings() {
        "[rapidllm] share of the device's kernel-level tensor-core rate the stack's step sustains (absent: the "
        "framework profile's)", {}, 1e-3, 1.0, true},
       {"sw_param.attention_kernel", H, ValueKind::choice, "", "auto",
-       "[rapidllm] fused-attention kernel family the stack runs: flash2 (FlashAttention-2 / Triton class), flash3 "
-       "(FlashAttention-3 / cuDNN class); auto = the framework profile's",
-       {"auto", "flash2", "flash3"}},
+       "[rapidllm] fused-attention kernel family the stack runs: flash2 (FlashAttention-2 class), flash3 "
+       "(FlashAttention-3 / cuDNN class), triton (flash-attn's Triton FlashAttention with a bias, MPT's "
+       "attn_impl: triton); auto = the framework profile's",
+       {"auto", "flash2", "flash3", "triton"}},
       {"sw_param.kernel_launch_overhead", H, ValueKind::duration, "s", "null",
        "host-side cost of launching one kernel (absent: the framework profile's)", {}, 0.0, 1e-2, true},
       {"sw_param.pipeline_transfer_stall", H, ValueKind::duration, "s", "null",
@@ -127,6 +128,10 @@ std::vector<Setting> hardware_settings() {
       {"sw_param.pipelined_tp_wait_per_rank", H, ValueKind::duration, "s", "null",
        "[rapidllm] what that wait adds per tensor-parallel rank beyond the first (absent: the framework profile's)",
        {}, 0.0, 1.0, true},
+      {"sw_param.step_overhead", H, ValueKind::duration, "s", "null",
+       "[rapidllm] host time the trainer adds to every optimizer step with the GPUs idle (its bookkeeping, loss and "
+       "metrics synchronisation; training only; absent: the framework profile's)",
+       {}, 0.0, 100.0, true},
       {"sw_param.zero_gather_overlap", H, ValueKind::boolean, "", "null",
        "[rapidllm] ZeRO >= 1: whether the parameter all-gather after the optimizer runs behind the next step's "
        "forward (true: Megatron's distributed optimizer) or before the next step starts (false: nanotron's "
@@ -169,6 +174,9 @@ std::vector<Setting> hardware_settings() {
       {"tech_param.core.attention_util.flash3", H, ValueKind::real, "", "null",
        "[rapidllm] share of the 16-bit peak FlashAttention-3-class kernels' matmuls sustain (absent: flash2's)", {},
        1e-3, 1.0, true},
+      {"tech_param.core.attention_util.triton", H, ValueKind::real, "", "null",
+       "[rapidllm] share of the 16-bit peak flash-attn's Triton FlashAttention (with a bias: MPT's ALiBi) sustains, "
+       "its softmax included (absent: flash2's)", {}, 1e-3, 1.0, true},
       fused_attention_field("flash2", "forward_util", FusedField::matmul_share,
                             "share of the 16-bit peak the forward kernel's matmuls sustain"),
       fused_attention_field("flash2", "backward_util", FusedField::matmul_share,

@@ -104,6 +104,7 @@ std::string_view to_string(AttentionKernel k) {
   switch (k) {
     case AttentionKernel::flash2: return "flash2";
     case AttentionKernel::flash3: return "flash3";
+    case AttentionKernel::triton: return "triton";
   }
   return "?";
 }
@@ -152,7 +153,8 @@ std::optional<double> CoreSpec::peak_flops_per_s(DType dtype) const {
 
 FusedAttentionFacts CoreSpec::attention_facts(AttentionKernel kernel, DType dtype) const {
   if (const auto it = attention.find(kernel); it != attention.end()) return it->second;
-  if (kernel == AttentionKernel::flash3) return attention_facts(AttentionKernel::flash2, dtype);
+  // Both run FlashAttention-2's algorithm class: without facts of their own, flash2's stand.
+  if (kernel != AttentionKernel::flash2) return attention_facts(AttentionKernel::flash2, dtype);
   const auto it = dtype_util.find(dtype);
   const double share = it == dtype_util.end() ? util : it->second;
   return {share, share, std::nullopt, 0.0, 0.0};

@@ -84,7 +84,7 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
   const double gather = sim.next_step_gather_s <= 0.0 ? 0.0
                         : overlaps ? std::max(sim.next_step_gather_s - first_forward_s, sim.last_gather_bucket_s)
                                    : sim.next_step_gather_s;
-  const double step = sim.step_s + gather;
+  const double step = sim.step_s + gather + ctx.hardware().sw.step_overhead_s;
   out.mfu *= out.step_time_s / step;
   out.tokens_per_s *= out.step_time_s / step;
   out.step_time_s = step;
@@ -104,6 +104,7 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
   add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync),
       sim.exposed_comm_s[static_cast<std::size_t>(model::CommPurpose::embedding_sync)]);
   add(out.breakdown, kOptimizerCategory, sim.optimizer_s);
+  add(out.breakdown, kStepOverheadCategory, ctx.hardware().sw.step_overhead_s);
   ExecutionSummary& e = out.execution;
   e.pipeline = "simulated";
   e.simulated_units = sim.units;
@@ -269,7 +270,8 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   out.micro_batches = batching.micro_batches;
   out.micro_batch_size = batching.micro_batch_size;
   out.gradient_accumulation = batching.flushes;
-  out.step_time_s = batching.flushes * flush.total_s + dp_s + embedding_sync.time_s + optimizer_s;
+  out.step_time_s =
+      batching.flushes * flush.total_s + dp_s + embedding_sync.time_s + optimizer_s + hw.sw.step_overhead_s;
   out.execution.mode = options.mode;
   out.execution.network = options.network == NetworkKind::analytical         ? "analytical"
                           : options.network == NetworkKind::cluster_isolated ? "flow_isolated"
@@ -359,6 +361,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   add(out.breakdown, model::comm_category(model::CommPurpose::dp), dp_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync), embedding_sync.time_s);
   add(out.breakdown, kOptimizerCategory, optimizer_s);
+  add(out.breakdown, kStepOverheadCategory, hw.sw.step_overhead_s);
   return out;
 }
 

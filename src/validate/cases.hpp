@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rapidllm/predict.hpp"
@@ -17,6 +18,11 @@ struct CaseInputs {
   std::string data_dir;    // the CSV files
   std::string config_dir;  // configs/ (hardware/*.yaml)
   std::vector<std::string> overrides;  // `--set key=value`, applied to every device config
+  // Only sources whose short name contains this (empty: all): other rows are not predicted.
+  std::string source;
+  [[nodiscard]] bool wanted(std::string_view row_source) const {
+    return source.empty() || row_source.find(source) != std::string_view::npos;
+  }
 };
 
 [[nodiscard]] std::vector<CaseResult> training_cases(const CaseInputs& in, PredictionCache& cache);
@@ -26,7 +32,7 @@ struct CaseInputs {
 // nanotron_h100.csv (none when the data folder lacks it): nanotron_cases.cpp.
 [[nodiscard]] std::vector<CaseResult> nanotron_cases(const CaseInputs& in, PredictionCache& cache);
 
-// Every file's cases, optionally only the sources whose short name contains `source`.
-[[nodiscard]] std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& source = "");
+// Every file's cases (only in.source's, when it names one).
+[[nodiscard]] std::vector<CaseResult> all_cases(const CaseInputs& in);
 
 }  // namespace rapidllm::validate

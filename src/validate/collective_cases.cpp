@@ -14,6 +14,7 @@ namespace rapidllm::validate {
 std::vector<CaseResult> collective_cases(const CaseInputs& in) {
   std::vector<CaseResult> out;
   for (const auto& r : read_csv(in.data_dir + "/collectives.csv")) {
+    if (!in.wanted(source_name(r.text("source")))) continue;
     CaseResult c;
     c.row_id = r.text("row_id");
     c.source = source_name(r.text("source"));
@@ -79,19 +80,14 @@ std::vector<CaseResult> collective_cases(const CaseInputs& in) {
   return out;
 }
 
-std::vector<CaseResult> all_cases(const CaseInputs& in, const std::string& source) {
+std::vector<CaseResult> all_cases(const CaseInputs& in) {
   PredictionCache cache;
   std::vector<CaseResult> cases = training_cases(in, cache);
   for (auto& c : inference_cases(in, cache)) cases.push_back(std::move(c));
   for (auto& c : collective_cases(in)) cases.push_back(std::move(c));
   for (auto& c : memory_cases(in, cache)) cases.push_back(std::move(c));
   for (auto& c : nanotron_cases(in, cache)) cases.push_back(std::move(c));
-  if (source.empty()) return cases;
-  std::vector<CaseResult> kept;
-  for (auto& c : cases) {
-    if (c.source.find(source) != std::string::npos) kept.push_back(std::move(c));
-  }
-  return kept;
+  return cases;
 }
 
 }  // namespace rapidllm::validate

@@ -151,6 +151,7 @@ std::optional<Served> serve_offline(const Scenario& s, const CsvRow& r, std::str
 std::vector<CaseResult> inference_cases(const CaseInputs& in, PredictionCache& cache) {
   std::vector<CaseResult> out;
   for (const auto& r : read_csv(in.data_dir + "/inference.csv")) {
+    if (!in.wanted(source_name(r.text("source")))) continue;
     CaseResult base;
     base.row_id = r.text("row_id");
     base.source = source_name(r.text("source"));

@@ -28,6 +28,7 @@ double category(const MemoryBreakdown& m, const std::string& name) {
 std::vector<CaseResult> memory_cases(const CaseInputs& in, PredictionCache& cache) {
   std::vector<CaseResult> out;
   for (const auto& r : read_csv(in.data_dir + "/memory.csv")) {
+    if (!in.wanted(source_name(r.text("source")))) continue;
     CaseResult c;
     c.row_id = r.text("row_id");
     c.source = source_name(r.text("source"));

@@ -125,6 +125,7 @@ std::vector<CaseResult> nanotron_cases(const CaseInputs& in, PredictionCache& ca
     h100 = device_for("H100-SXM5-80GB", in.config_dir, nanotron_cluster_overrides(in.overrides), reason);
   }
   for (const NanotronRow& r : read_nanotron_rows(path)) {
+    if (!in.wanted("nanotron-" + r.size)) continue;
     for (auto& c : row_cases(r, *h100, cache)) out.push_back(std::move(c));
   }
   return out;

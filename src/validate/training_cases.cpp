@@ -237,7 +237,9 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache
 
 std::vector<CaseResult> training_cases(const CaseInputs& in, PredictionCache& cache) {
   std::vector<CaseResult> out;
-  for (const auto& row : read_csv(in.data_dir + "/training.csv")) out.push_back(compare(row, in, cache));
+  for (const auto& row : read_csv(in.data_dir + "/training.csv")) {
+    if (in.wanted(source_name(row.text("source")))) out.push_back(compare(row, in, cache));
+  }
   return out;
 }
 

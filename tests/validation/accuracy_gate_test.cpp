@@ -142,7 +142,7 @@ TEST(AccuracyGate, EverySourceStaysWithinItsRecordedThreshold) {
   ASSERT_TRUE(thresholds) << kThresholdsPath << ": " << error
                           << " (regenerate it with scripts/update_thresholds.py from `rapidllm validate --format json`)";
 
-  const auto cases = all_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}});
+  const auto cases = all_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}, {}});
   std::map<std::tuple<std::string, std::string, std::string>, SourceSummary> groups;
   for (const auto& s : summarize(cases)) groups[{s.kind, s.source, s.metric}] = s;
 

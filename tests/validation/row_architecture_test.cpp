@@ -328,7 +328,7 @@ TEST(MegatronFlops, DenseModelsKeepTheFullAttentionForm) {
 
 TEST(TrainingCases, MoeRowsOnShippedDevicesReachPrediction) {
   PredictionCache cache;
-  const auto cases = training_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}}, cache);
+  const auto cases = training_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}, {}}, cache);
   std::map<std::string, CaseResult> by_id;
   for (const auto& c : cases) by_id[c.row_id] = c;
   // Compared once the models cover MoE; until then failed with the model's error, never
@@ -347,7 +347,7 @@ TEST(TrainingCases, MoeRowsOnShippedDevicesReachPrediction) {
 // would gather every layer again), and the batch runs as the 992 the ranks can share.
 TEST(TrainingCases, AnFsdpRowWithoutMicroBatchRunsItsShareInOnePass) {
   PredictionCache cache;
-  const auto cases = training_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}}, cache);
+  const auto cases = training_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}, {}}, cache);
   for (const auto& c : cases) {
     if (c.row_id != "T0049") continue;
     EXPECT_EQ(c.status, CaseStatus::compared) << c.reason;
@@ -364,7 +364,7 @@ TEST(TrainingCases, AnFsdpRowWithoutMicroBatchRunsItsShareInOnePass) {
 // and rows that publish it, or run pp 1, keep theirs.
 TEST(TrainingCases, MegatronRowsWithoutAVirtualPipelineRunInterleavedAtOneLayerPerStage) {
   PredictionCache cache;
-  const auto cases = training_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}}, cache);
+  const auto cases = training_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}, {}}, cache);
   std::map<std::string, CaseResult> by_id;
   for (const auto& c : cases) by_id[c.row_id] = c;
   const auto says = [&](const char* id, const std::string& text) {
@@ -380,7 +380,7 @@ TEST(TrainingCases, MegatronRowsWithoutAVirtualPipelineRunInterleavedAtOneLayerP
 
 TEST(InferenceCases, MoeRowsAreTheirOwnKindAndReachPrediction) {
   PredictionCache cache;
-  const auto cases = inference_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}}, cache);
+  const auto cases = inference_cases({RAPIDLLM_SOURCE_DIR "/validation/data", RAPIDLLM_SOURCE_DIR "/configs", {}, {}}, cache);
   std::map<std::string, CaseResult> by_id;
   for (const auto& c : cases) by_id[c.row_id] = c;
   for (const char* id : {"I0070", "I0108", "I0125"}) {

@@ -128,8 +128,9 @@ TEST(CsvSchema, ColumnNamesAreUniqueAndEveryCategoryHasItsColumns) {
   }
   const auto columns = csv_columns(CsvReport::prediction);
   const auto has = [&](const std::string& c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
-  // 10 op classes, recompute, 7 communication purposes, the bubble and the optimizer.
-  ASSERT_EQ(breakdown_categories().size(), 20u);
+  // 10 op classes, recompute, 7 communication purposes, the bubble, the optimizer and the
+  // stack's host time per step.
+  ASSERT_EQ(breakdown_categories().size(), 21u);
   for (const auto category : breakdown_categories()) {
     for (const char* breakdown : {"breakdown.", "prefill_breakdown.", "decode_breakdown."}) {
       EXPECT_TRUE(has(std::string(breakdown) + std::string(category) + "_s")) << breakdown << category;

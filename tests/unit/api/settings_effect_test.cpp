@@ -77,6 +77,9 @@ const Base kTrainFp8{kH100, kLlama8b, {"parallelism.tp=2", "sw_param.precision.m
 const Base kTrainFlash2{kH100, kLlama8b, {"parallelism.tp=2", "sw_param.attention_kernel=flash2"}, {}};
 // A device whose attention is one published share (attention_util), not measured per pass.
 const Base kTrainA100{"configs/hardware/A100_SXM4_80GB.yaml", kLlama8b, {"parallelism.tp=2"}, {}};
+// The same under flash-attn's Triton kernel (composer-fsdp's family).
+const Base kTrainA100Triton{"configs/hardware/A100_SXM4_80GB.yaml", kLlama8b,
+                            {"parallelism.tp=2", "sw_param.attention_kernel=triton"}, {}};
 const Base kInfer{kH100, kLlama8b,
                   {"model_param.run_type=inference", "model_param.global_batch_size=8", "model_param.seq_len=2048",
                    "model_param.decode_len=512", "parallelism.tp=2"},
@@ -164,6 +167,7 @@ std::vector<Probe> probes() {
       {"sw_param.zero_gather_overlap", &kTrainZero1, {"sw_param.zero_gather_overlap=false"}},
       {"sw_param.elementwise_kernels", &kTrain, {"sw_param.elementwise_kernels=eager"}},
       {"sw_param.cross_entropy", &kTrain, {"sw_param.cross_entropy=eager"}},
+      {"sw_param.step_overhead", &kTrain, {"sw_param.step_overhead=50 ms"}},
       // ---- tech_param.core ----
       {"tech_param.core.operating_frequency", &kTrain, {"tech_param.core.operating_frequency=1.5 GHz"}},
       {"tech_param.core.num_bundles", &kTrain, {"tech_param.core.num_bundles=100"}},
@@ -175,6 +179,7 @@ std::vector<Probe> probes() {
       {"tech_param.core.dtype_util.fp8", &kTrainFp8, {"tech_param.core.dtype_util.fp8=0.3"}},
       {"tech_param.core.attention_util.flash2", &kTrainA100, {"tech_param.core.attention_util.flash2=0.2"}},
       {"tech_param.core.attention_util.flash3", &kTrainA100, {"tech_param.core.attention_util.flash3=0.2"}},
+      {"tech_param.core.attention_util.triton", &kTrainA100Triton, {"tech_param.core.attention_util.triton=0.2"}},
       {"tech_param.core.fused_attention.flash2.forward_util", &kTrainFlash2,
        {"tech_param.core.fused_attention.flash2.forward_util=0.2"}},
       {"tech_param.core.fused_attention.flash2.backward_util", &kTrainFlash2,

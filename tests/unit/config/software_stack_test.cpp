@@ -80,7 +80,8 @@ TEST(SoftwareStack, AHardwareFileTakesItsProfilesValues) {
 
 TEST(SoftwareStack, TheProfileChoosesTheAttentionKernelFamily) {
   EXPECT_EQ(load_hardware(kH100).sw.attention_kernel, AttentionKernel::flash3);  // megatron-core: cuDNN
-  EXPECT_EQ(load_hardware(kH100, {"sw_param.framework=composer-fsdp"}).sw.attention_kernel, AttentionKernel::flash2);
+  // llm-foundry's MPT runs flash-attn's Triton kernel (attn_impl: triton).
+  EXPECT_EQ(load_hardware(kH100, {"sw_param.framework=composer-fsdp"}).sw.attention_kernel, AttentionKernel::triton);
   EXPECT_EQ(load_hardware(kH100, {"sw_param.framework=composer-fsdp", "sw_param.attention_kernel=flash3"})
                 .sw.attention_kernel,
             AttentionKernel::flash3);
@@ -97,6 +98,15 @@ TEST(SoftwareStack, TheProfileChoosesTheAttentionKernelFamily) {
   EXPECT_DOUBLE_EQ(a100_flash3.backward_util, 0.73);
   EXPECT_FALSE(a100_flash3.softmax_overlap.has_value());
   EXPECT_DOUBLE_EQ(a100_flash3.backward_cta_fill, 0.0);
+  // The Triton kernel: one share of the whole kernel, its softmax inside it; a device with no
+  // share of its own runs it at FlashAttention-2's facts (the same algorithm class).
+  const FusedAttentionFacts a100_triton = a100.attention_facts(AttentionKernel::triton, DType::bf16);
+  EXPECT_DOUBLE_EQ(a100_triton.forward_util, a100_triton.backward_util);
+  EXPECT_LT(a100_triton.forward_util, a100_flash3.forward_util);
+  EXPECT_EQ(a100_triton.softmax_overlap, 1.0);
+  const CoreSpec h200 = load_hardware(shipped("configs/hardware/H200_SXM_141GB.yaml")).core;
+  EXPECT_DOUBLE_EQ(h200.attention_facts(AttentionKernel::triton, DType::bf16).forward_util,
+                   h200.attention_facts(AttentionKernel::flash2, DType::bf16).forward_util);
   // No attention fact (Blackwell): the GEMM rate.
   const CoreSpec b200 = load_hardware(shipped("configs/hardware/B200_HGX_180GB.yaml")).core;
   EXPECT_DOUBLE_EQ(b200.attention_facts(AttentionKernel::flash3, DType::bf16).forward_util, b200.util);
