@@ -170,9 +170,9 @@ STACK_FITS = {
     ],
     'composer-fsdp': [
         ('compute_efficiency', 0.3, 1.0, LLM_FOUNDRY),
-        # Fixed host time per step: what the short steps (small models, 8 GPUs) show beyond the
-        # kernels.
-        ('step_overhead', 0.0, 1.0, LLM_FOUNDRY),
+        # Fixed host time per micro-batch: what the plans of many small micro-batches show
+        # beyond their kernels.
+        ('micro_batch_overhead', 0.0, 1.0, LLM_FOUNDRY),
         # flash-attn's Triton kernel, which only these rows run (a device-file fact).
         ('A100_SXM4_80GB:triton_attention_util', 0.1, 1.0,
          [('training', 'llm-foundry', 'tokens_per_s', on('composer-fsdp', a100))]),
@@ -225,7 +225,7 @@ STACK_KEYS = {'compute_efficiency': 'sw_param.compute_efficiency={}',
               'decode_kv_passes': 'sw_param.decode_kv_passes={}',
               'pipelined_tp_wait': 'sw_param.pipelined_tp_wait={} us',
               'pipelined_tp_wait_per_rank': 'sw_param.pipelined_tp_wait_per_rank={} us',
-              'step_overhead': 'sw_param.step_overhead={} s'}
+              'micro_batch_overhead': 'sw_param.micro_batch_overhead={} s'}
 
 TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].*)$')
 # A copy of another device's fitted value, tagged `# [H100 name]`: rewritten with it.

@@ -112,11 +112,11 @@ struct SoftwareSpec {
   // The profile's unless given.
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::fused;
   bool cross_entropy_given = false;
-  // Host time the trainer spends once per optimizer step with no kernel queued behind it
-  // (the GPUs idle): the step's Python bookkeeping, its loss and metrics synchronisation, the
-  // gradient clipping's host round trips. Training only. The profile's unless given.
-  double step_overhead_s = 0.0;
-  bool step_overhead_given = false;
+  // Host time the trainer spends on each micro-batch with no kernel queued behind it (the
+  // GPUs idle): slicing and moving the micro-batch, the per-micro-batch synchronisation of
+  // the trainer and its sharding wrapper. Training only. The profile's unless given.
+  double micro_batch_overhead_s = 0.0;
+  bool micro_batch_overhead_given = false;
 };
 
 // One fused-attention kernel family on one GPU. A CTA owns a tile of queries (forward) or of

@@ -46,8 +46,9 @@ struct SoftwareStackProfile {
   bool zero_gather_overlap = true;
   // Its cross-entropy kernel over the vocabulary (SoftwareSpec::cross_entropy).
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::fused;
-  // Host time its trainer adds to every optimizer step, the GPUs idle (SoftwareSpec::step_overhead_s).
-  double step_overhead_s = 0.0;
+  // Host time its trainer adds to every micro-batch, the GPUs idle
+  // (SoftwareSpec::micro_batch_overhead_s).
+  double micro_batch_overhead_s = 0.0;
 };
 
 // A bucket no model fills: the gradients are reduced in one piece after backward.
@@ -61,7 +62,7 @@ inline constexpr std::string_view kAutoFramework = "auto";
 [[nodiscard]] const std::vector<std::string_view>& software_stack_names();
 // Fills sw's compute_efficiency, kernel_launch_overhead_s, attention_kernel,
 // pipeline_transfer_stall_s, dp_bucket_params, decode_kv_passes, the pipelined TP waits,
-// zero_gather_overlap, cross_entropy and step_overhead_s from the profile sw.framework
+// zero_gather_overlap, cross_entropy and micro_batch_overhead_s from the profile sw.framework
 // names ("auto" resolved for run_type), except the values the config set itself.
 void apply_software_stack(SoftwareSpec& sw, RunType run_type);
 // Whether sw's profile is the one run_type resolves to (a spec built by hand, with none

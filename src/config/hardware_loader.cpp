@@ -69,9 +69,9 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.zero_gather_overlap = overlap.boolean();
     out.zero_gather_overlap_given = true;
   }
-  if (const Cursor host = sw.child("step_overhead"); host.present()) {
-    out.step_overhead_s = host.duration_s();
-    out.step_overhead_given = true;
+  if (const Cursor host = sw.child("micro_batch_overhead"); host.present()) {
+    out.micro_batch_overhead_s = host.duration_s();
+    out.micro_batch_overhead_given = true;
   }
   if (const Cursor wait = sw.child("pipelined_tp_wait_per_rank"); wait.present()) {
     out.pipelined_tp_wait_per_rank_s = wait.duration_s();

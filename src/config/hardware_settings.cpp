@@ -128,9 +128,9 @@ std::vector<Setting> hardware_settings() {
       {"sw_param.pipelined_tp_wait_per_rank", H, ValueKind::duration, "s", "null",
        "[rapidllm] what that wait adds per tensor-parallel rank beyond the first (absent: the framework profile's)",
        {}, 0.0, 1.0, true},
-      {"sw_param.step_overhead", H, ValueKind::duration, "s", "null",
-       "[rapidllm] host time the trainer adds to every optimizer step with the GPUs idle (its bookkeeping, loss and "
-       "metrics synchronisation; training only; absent: the framework profile's)",
+      {"sw_param.micro_batch_overhead", H, ValueKind::duration, "s", "null",
+       "[rapidllm] host time the trainer adds to every micro-batch with the GPUs idle (its per-micro-batch "
+       "bookkeeping and synchronisation; training only; absent: the framework profile's)",
        {}, 0.0, 100.0, true},
       {"sw_param.zero_gather_overlap", H, ValueKind::boolean, "", "null",
        "[rapidllm] ZeRO >= 1: whether the parameter all-gather after the optimizer runs behind the next step's "

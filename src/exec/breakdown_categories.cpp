@@ -17,7 +17,7 @@ const std::vector<std::string_view>& breakdown_categories() {
     }
     out.push_back(kPipelineBubbleCategory);
     out.push_back(kOptimizerCategory);
-    out.push_back(kStepOverheadCategory);
+    out.push_back(kHostOverheadCategory);
     return out;
   }();
   return categories;

@@ -12,11 +12,11 @@ namespace rapidllm::exec {
 inline constexpr std::string_view kRecomputeCategory = "compute.recompute";
 inline constexpr std::string_view kPipelineBubbleCategory = "pipeline_bubble";
 inline constexpr std::string_view kOptimizerCategory = "optimizer";
-inline constexpr std::string_view kStepOverheadCategory = "step_overhead";
+inline constexpr std::string_view kHostOverheadCategory = "host_overhead";
 
 // compute.<op class> for every model::OpClass, compute.recompute, communication.<purpose>
 // for every model::CommPurpose (both in enum order), pipeline_bubble, optimizer,
-// step_overhead. Training
+// host_overhead. Training
 // and inference breakdowns (prefill and decode) only ever hold names from this list.
 [[nodiscard]] const std::vector<std::string_view>& breakdown_categories();
 

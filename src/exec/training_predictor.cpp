@@ -60,6 +60,12 @@ void add(Breakdown& b, std::string_view name, double seconds) {
   if (seconds != 0.0) b.emplace_back(name, seconds);
 }
 
+// The stack's host time on each of a rank's micro-batches, the GPUs idle: it adds to the
+// step whatever the schedule (every rank of a pipeline pays it on every micro-batch).
+double host_overhead_s(const HardwareSpec& hw, int micro_batches) {
+  return hw.sw.micro_batch_overhead_s * micro_batches;
+}
+
 // Where the step graph's ranks sit: the pipeline stride and the dimensions each
 // communicator spans (Chakra involved_dim).
 void describe_ranks(const LlmContext& ctx, StepGraph& graph) {
@@ -84,7 +90,8 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
   const double gather = sim.next_step_gather_s <= 0.0 ? 0.0
                         : overlaps ? std::max(sim.next_step_gather_s - first_forward_s, sim.last_gather_bucket_s)
                                    : sim.next_step_gather_s;
-  const double step = sim.step_s + gather + ctx.hardware().sw.step_overhead_s;
+  const double host = host_overhead_s(ctx.hardware(), out.gradient_accumulation * out.micro_batches);
+  const double step = sim.step_s + gather + host;
   out.mfu *= out.step_time_s / step;
   out.tokens_per_s *= out.step_time_s / step;
   out.step_time_s = step;
@@ -104,7 +111,7 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
   add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync),
       sim.exposed_comm_s[static_cast<std::size_t>(model::CommPurpose::embedding_sync)]);
   add(out.breakdown, kOptimizerCategory, sim.optimizer_s);
-  add(out.breakdown, kStepOverheadCategory, ctx.hardware().sw.step_overhead_s);
+  add(out.breakdown, kHostOverheadCategory, host);
   ExecutionSummary& e = out.execution;
   e.pipeline = "simulated";
   e.simulated_units = sim.units;
@@ -270,8 +277,8 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   out.micro_batches = batching.micro_batches;
   out.micro_batch_size = batching.micro_batch_size;
   out.gradient_accumulation = batching.flushes;
-  out.step_time_s =
-      batching.flushes * flush.total_s + dp_s + embedding_sync.time_s + optimizer_s + hw.sw.step_overhead_s;
+  const double host_s = host_overhead_s(hw, batching.flushes * batching.micro_batches);
+  out.step_time_s = batching.flushes * flush.total_s + dp_s + embedding_sync.time_s + optimizer_s + host_s;
   out.execution.mode = options.mode;
   out.execution.network = options.network == NetworkKind::analytical         ? "analytical"
                           : options.network == NetworkKind::cluster_isolated ? "flow_isolated"
@@ -361,7 +368,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   add(out.breakdown, model::comm_category(model::CommPurpose::dp), dp_s);
   add(out.breakdown, model::comm_category(model::CommPurpose::embedding_sync), embedding_sync.time_s);
   add(out.breakdown, kOptimizerCategory, optimizer_s);
-  add(out.breakdown, kStepOverheadCategory, hw.sw.step_overhead_s);
+  add(out.breakdown, kHostOverheadCategory, host_s);
   return out;
 }
 

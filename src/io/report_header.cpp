@@ -35,7 +35,7 @@ nlohmann::json header_json(const ReportHeader& header) {
                              {"pipelined_tp_wait_per_rank_s", s->pipelined_tp_wait_per_rank_s},
                              {"zero_gather_overlap", s->zero_gather_overlap},
                              {"cross_entropy", s->cross_entropy},
-                             {"step_overhead_s", s->step_overhead_s}};
+                             {"micro_batch_overhead_s", s->micro_batch_overhead_s}};
   }
   return out;
 }
@@ -65,7 +65,9 @@ std::string header_line(const ReportHeader& header) {
     }
     if (!s->zero_gather_overlap) out += ", ZeRO's parameter all-gather before the next step";
     if (s->cross_entropy == "eager") out += ", eager cross-entropy on an fp32 upcast";
-    if (s->step_overhead_s > 0.0) out += fmt::format(", {:.3g} ms host time per step", s->step_overhead_s * 1e3);
+    if (s->micro_batch_overhead_s > 0.0) {
+      out += fmt::format(", {:.3g} ms host time per micro-batch", s->micro_batch_overhead_s * 1e3);
+    }
     out += "\n";
   }
   return out;

@@ -35,7 +35,7 @@ struct ReportHeader {
     double pipelined_tp_wait_per_rank_s = 0.0;
     bool zero_gather_overlap = true;
     std::string cross_entropy;
-    double step_overhead_s = 0.0;
+    double micro_batch_overhead_s = 0.0;
   };
   std::optional<Stack> software_stack;
 };

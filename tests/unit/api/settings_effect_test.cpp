@@ -167,7 +167,7 @@ std::vector<Probe> probes() {
       {"sw_param.zero_gather_overlap", &kTrainZero1, {"sw_param.zero_gather_overlap=false"}},
       {"sw_param.elementwise_kernels", &kTrain, {"sw_param.elementwise_kernels=eager"}},
       {"sw_param.cross_entropy", &kTrain, {"sw_param.cross_entropy=eager"}},
-      {"sw_param.step_overhead", &kTrain, {"sw_param.step_overhead=50 ms"}},
+      {"sw_param.micro_batch_overhead", &kTrain, {"sw_param.micro_batch_overhead=50 ms"}},
       // ---- tech_param.core ----
       {"tech_param.core.operating_frequency", &kTrain, {"tech_param.core.operating_frequency=1.5 GHz"}},
       {"tech_param.core.num_bundles", &kTrain, {"tech_param.core.num_bundles=100"}},
