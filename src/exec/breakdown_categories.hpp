@@ -16,8 +16,8 @@ inline constexpr std::string_view kHostOverheadCategory = "host_overhead";
 
 // compute.<op class> for every model::OpClass, compute.recompute, communication.<purpose>
 // for every model::CommPurpose (both in enum order), pipeline_bubble, optimizer,
-// host_overhead. Training
-// and inference breakdowns (prefill and decode) only ever hold names from this list.
+// host_overhead. Training and inference breakdowns (prefill and decode) only ever hold
+// names from this list.
 [[nodiscard]] const std::vector<std::string_view>& breakdown_categories();
 
 }  // namespace rapidllm::exec
