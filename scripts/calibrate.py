@@ -382,6 +382,11 @@ def write_stack_values(fitted):
     open(STACKS_SOURCE, 'w').write(''.join(out))
 
 
+def device_constant(name):
+    """(device, tag) of a stack fit's DEVICE:tag parameter, else None."""
+    return tuple(name.split(':')) if ':' in name else None
+
+
 def fit_stacks(names, rows, write):
     """Each profile's constants, tried through validate --set (the binary keeps the built-in
     values of every other profile); --write puts them into the source, to be rebuilt."""
@@ -395,28 +400,22 @@ def fit_stacks(names, rows, write):
             params = STACK_FITS[stack]
             source = only_source(params)
             start = dict(current.get(stack, {}))
-            for name, *_ in params:  # DEVICE:tag, a kernel fact only this stack's rows show
-                if ':' in name:
-                    device, tag = name.split(':')
-                    start[name] = read_values(os.path.join(configs, 'hardware', device + '.yaml'))[tag]
+            devices = {name: device_constant(name) for name, *_ in params if device_constant(name)}
+            for name, (device, tag) in devices.items():  # a kernel fact only this stack's rows show
+                start[name] = read_values(os.path.join(configs, 'hardware', device + '.yaml'))[tag]
 
             def evaluate(values):
-                for name, v in values.items():
-                    if ':' in name:
-                        device, tag = name.split(':')
-                        write_values(os.path.join(configs, 'hardware', device + '.yaml'), {tag: v})
-                sets = [STACK_KEYS[k].format(v) for k, v in values.items() if ':' not in k]
+                for name, (device, tag) in devices.items():
+                    write_values(os.path.join(configs, 'hardware', device + '.yaml'), {tag: values[name]})
+                sets = [STACK_KEYS[k].format(v) for k, v in values.items() if k not in devices]
                 return run_validate(configs, sets, source)
 
             # Device shares fitted beside the stack's own constants trade against them along
             # a ridge: more rounds.
-            rounds = 6 if any(':' in name for name, *_ in params) else 2
-            values = fit(params, start, evaluate, rows, rounds)
-            fitted[stack] = {k: values[k] for k, *_ in params if ':' not in k}
-            for k, *_ in params:
-                if ':' in k:
-                    device, tag = k.split(':')
-                    fitted_devices.setdefault(device, {})[tag] = values[k]
+            values = fit(params, start, evaluate, rows, 6 if devices else 2)
+            fitted[stack] = {k: values[k] for k, *_ in params if k not in devices}
+            for name, (device, tag) in devices.items():
+                fitted_devices.setdefault(device, {})[tag] = values[name]
             report(stack, evaluate(values), rows, params)
             print(f'{stack}: {dict((k, values[k]) for k, *_ in params)}')
     finally:
