@@ -1,10 +1,12 @@
 // collectives.csv rows -> the analytical collective model on the shipped device's
-// network, compared on nccl-tests bus bandwidth.
+// network, compared on nccl-tests bus bandwidth, with what the row's benchmark harness adds
+// to the collective's time (benchmark_harness.hpp).
 #include <fmt/format.h>
 
 #include "rapidllm/collective.hpp"
 #include "rapidllm/error.hpp"
 #include "rapidllm/predict.hpp"
+#include "validate/benchmark_harness.hpp"
 #include "validate/cases.hpp"
 #include "validate/csv_table.hpp"
 #include "validate/device_map.hpp"
@@ -41,6 +43,12 @@ std::vector<CaseResult> collective_cases(const CaseInputs& in) {
       out.push_back(c);
       continue;
     }
+    const auto harness = harness_of(r.text("tool"));
+    if (!harness) {
+      c.reason = fmt::format("tool '{}' is neither nccl-tests nor a torch.distributed benchmark", r.text("tool"));
+      out.push_back(c);
+      continue;
+    }
     std::string reason;
     auto hw = device_for(r.text("gpu"), in.config_dir, in.overrides, reason);
     // The shipped systems join their nodes with InfiniBand: a row measured across nodes on
@@ -69,7 +77,8 @@ std::vector<CaseResult> collective_cases(const CaseInputs& in) {
                                       .ranks = static_cast<int>(*gpus),
                                       .dimension = std::nullopt,
                                       .backend = NetworkBackend::analytical};
-      c.predicted = run_collective(*hw, request).busbw_bytes_per_s;
+      const double time_s = run_collective(*hw, request).time_s + harness_overhead_s(*harness);
+      c.predicted = bus_bandwidth_factor(CollectiveOp::all_reduce, request.ranks) * *size / time_s;
       c.status = CaseStatus::compared;
     } catch (const InfeasibleError& e) {  // a collective the device's network cannot run
       c.status = CaseStatus::failed;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "rapidllm/predict.hpp"
+
 namespace rapidllm::validate {
 namespace {
 
@@ -43,6 +45,22 @@ TEST(DeviceMap, BlackwellRowsGetTheirSystem) {
   EXPECT_EQ(gb200->network.dimensions.front().size, std::vector<int>{64});  // an NVLink domain of 64
   EXPECT_EQ(b200->network.dimensions.front().size, std::vector<int>{8});
 }
+// Blackwell's NVLink SHARP: a large NVLS all-reduce over 8 GPUs at the 811 GB/s bus
+// bandwidth measured on a GB200 NVL72 ([MNNVL] in the files), on each Blackwell system.
+TEST(DeviceMap, BlackwellNvlsAllReduceRunsAtTheMeasuredRate) {
+  for (const char* gpu : {"GB200 (B200 die, 186GB)", "GB300 (B300, 288GB)", "B200-180GB"}) {
+    std::string reason;
+    const auto hw = device_for(gpu, kConfigs, {}, reason);
+    ASSERT_TRUE(hw) << reason;
+    const CollectiveRequest request{CollectiveOp::all_reduce, 8.0 * 1024 * 1024 * 1024, 8, std::nullopt,
+                                    NetworkBackend::analytical};
+    const CollectiveEstimate e = run_collective(*hw, request);
+    ASSERT_FALSE(e.phases.empty());
+    EXPECT_EQ(e.phases.front().algorithm, CollectiveAlgorithm::nvls) << gpu;
+    EXPECT_NEAR(e.busbw_bytes_per_s / 811e9, 1.0, 0.01) << gpu;
+  }
+}
+
 // The H800 is the H100 with its NVLink cut to 400 GB/s bidirectional: everything else is
 // the H100's.
 TEST(DeviceMap, H800IsTheH100WithHalfTheNvlink) {
