@@ -47,10 +47,12 @@ TEST(SoftwareStack, EveryNamedProfileHasItsOwnSaneConstants) {
     } else {
       EXPECT_DOUBLE_EQ(p.decode_kv_passes, 1.0) << name;
     }
-    // Only nanotron's engine after its pipeline fix holds TP collectives while the
-    // pipeline spans nodes.
-    if (name == "nanotron") {
+    // Only nanotron's runs hold TP collectives while the pipeline spans nodes, before its
+    // pipeline fix as after it: the same two constants (calibrate.py's shared tags).
+    if (name == "nanotron" || name == "nanotron-pre-pp-fix") {
       EXPECT_GT(p.pipelined_tp_wait_s + p.pipelined_tp_wait_per_rank_s, 0.0);
+      EXPECT_DOUBLE_EQ(p.pipelined_tp_wait_s, profile("nanotron").pipelined_tp_wait_s) << name;
+      EXPECT_DOUBLE_EQ(p.pipelined_tp_wait_per_rank_s, profile("nanotron").pipelined_tp_wait_per_rank_s) << name;
     } else {
       EXPECT_DOUBLE_EQ(p.pipelined_tp_wait_s, 0.0) << name;
       EXPECT_DOUBLE_EQ(p.pipelined_tp_wait_per_rank_s, 0.0) << name;
