@@ -287,8 +287,12 @@ def rows_by_id():
             rows[r['row_id']] = r
     # nanotron's cases are NT<0-based data row> (src/validate/nanotron_cases.cpp).
     for i, r in enumerate(csv.DictReader(open(os.path.join(ROOT, 'validation/data/nanotron_h100.csv')))):
-        # The runs before the benchmark's pipeline fix: nanotron-pre-pp-fix (nanotron_rows.cpp).
-        rows[f'NT{i:04d}'] = dict(r, framework='nanotron' if r['after_pp_fix'] != 'False' else 'nanotron pre-pp-fix')
+        # The runs whose pipeline transfers blocked: before the benchmark's pipeline fix, or on
+        # a node whose NVLink all-reduce measured below 100 GB/s (ran_blocking_pipeline,
+        # src/validate/nanotron_rows.hpp): nanotron-pre-pp-fix.
+        intra = float(r['AR Intra-node (GB/s)'] or 0)
+        blocking = r['after_pp_fix'] == 'False' or 0 < intra < 100
+        rows[f'NT{i:04d}'] = dict(r, framework='nanotron pre-pp-fix' if blocking else 'nanotron')
     return rows
 
 

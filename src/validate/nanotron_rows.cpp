@@ -111,6 +111,11 @@ std::vector<NanotronRow> nanotron_rows(const std::vector<CsvRow>& rows) {
 
 std::vector<NanotronRow> read_nanotron_rows(const std::string& path) { return nanotron_rows(read_csv(path)); }
 
+bool ran_blocking_pipeline(const NanotronRow& row) {
+  const bool degraded_node = row.all_reduce_intra_gbps > 0.0 && row.all_reduce_intra_gbps < kDegradedIntraNodeGbps;
+  return !row.after_pp_fix || degraded_node;
+}
+
 std::string nanotron_plan(const NanotronRow& r) {
   return fmt::format("{} dp{} tp{} pp{} mbs{} acc{} zero{}", r.size, r.dp, r.tp, r.pp, r.micro_batch_size,
                      r.accumulation, r.zero_stage);
@@ -133,8 +138,7 @@ Scenario nanotron_scenario(const NanotronRow& row, const HardwareSpec& h100) {
   m.attention.use_flash_attention = true;
 
   HardwareSpec hw = h100;
-  // The runs before the benchmark's pipeline fix ran the blocking pipeline engine.
-  use_row_stack(hw, row.after_pp_fix ? "nanotron" : "nanotron pre-pp-fix", RunType::training);
+  use_row_stack(hw, ran_blocking_pipeline(row) ? "nanotron pre-pp-fix" : "nanotron", RunType::training);
   ParallelismSpec& p = hw.parallelism;
   p.tp = row.tp;
   p.tp_sp = row.tp > 1;  // tp_mode REDUCE_SCATTER on every row

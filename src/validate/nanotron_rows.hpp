@@ -57,6 +57,15 @@ struct NanotronRow {
   double all_reduce_gbps = 0.0, all_reduce_intra_gbps = 0.0;
 };
 
+// Whether the run's pipeline sends and receives blocked the host (the nanotron-pre-pp-fix
+// engine): every run before the benchmark's pipeline fix, and the runs that measured their
+// node's NVLink all-reduce below kDegradedIntraNodeGbps. The other 1,741 Success runs
+// measured 385-462 GB/s there; 24 runs, all with a pipeline, measured 45-46 GB/s, and the 21
+// of them marked after the fix lost 0.5-1.0 s a micro-batch beyond the prediction: the
+// blocking engine's stall (the three before the fix are predicted within 11 % with it).
+inline constexpr double kDegradedIntraNodeGbps = 100.0;
+[[nodiscard]] bool ran_blocking_pipeline(const NanotronRow& row);
+
 // Every row of the file, architecture filled. Throws Error naming the row when a column
 // every row has (name, status, dp/tp/pp, mbs, batch_accum, zero_stage, seq_len, hidden,
 // layers, heads, vocab) is missing or not a number, or a size has no Success row to fill

@@ -25,7 +25,8 @@ const HardwareSpec& h100() {
 
 // A row as the file has it; a failed run logs no architecture beyond hidden/layers/heads/vocab.
 CsvRow row(const std::string& name, const std::string& status, int nodes, int dp, int tp, int pp, int mbs, int acc,
-           int zero, bool logged_architecture, const std::string& after_pp_fix = "") {
+           int zero, bool logged_architecture, const std::string& after_pp_fix = "",
+           const std::string& intra_node_all_reduce_gbps = "") {
   std::map<std::string, std::string> f{
       {"name", name},       {"status", status},  {"nodes", std::to_string(nodes)}, {"dp", std::to_string(dp)},
       {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}, {"mbs", std::to_string(mbs)},
@@ -42,6 +43,7 @@ CsvRow row(const std::string& name, const std::string& status, int nodes, int dp
     f["pp_engine"] = "OneForwardOneBackwardPipelineEngine";
   }
   if (!after_pp_fix.empty()) f["after_pp_fix"] = after_pp_fix;
+  if (!intra_node_all_reduce_gbps.empty()) f["AR Intra-node (GB/s)"] = intra_node_all_reduce_gbps;
   return CsvRow(f);
 }
 
@@ -178,12 +180,28 @@ TEST(NanotronRows, RunsBeforeThePipelineFixTakeTheBlockingEngine) {
   const SoftwareSpec fixed = nanotron_scenario(rows[1], h100()).hardware.sw;
   EXPECT_EQ(blocking.stack, "nanotron-pre-pp-fix");
   EXPECT_EQ(fixed.stack, "nanotron");
-  EXPECT_GT(blocking.pipeline_transfer_stall_s, 0.1);  // fitted: 0.277 s
+  EXPECT_GT(blocking.pipeline_transfer_stall_s, 0.1);  // fitted: 0.261 s
   EXPECT_DOUBLE_EQ(fixed.pipeline_transfer_stall_s, 0.0);
   // The same kernels: only the engine differs.
   EXPECT_DOUBLE_EQ(blocking.compute_efficiency, fixed.compute_efficiency);
   EXPECT_DOUBLE_EQ(blocking.kernel_launch_overhead_s, fixed.kernel_launch_overhead_s);
   EXPECT_THROW((void)nanotron_rows({row(name, "Success", 8, 2, 4, 8, 1, 32, 1, true, "maybe")}), Error);
+}
+
+// A run that measured its node's NVLink all-reduce at a tenth of the others' (45 against
+// 385-462 GB/s) stalled like the blocking engine, whatever its after_pp_fix; a run before the
+// fix is blocking whatever it measured.
+TEST(NanotronRows, RunsOnADegradedNodeTakeTheBlockingEngine) {
+  const std::string name = "1.34G_dp2_tp1_pp4_acc128_mbs1_seq4096_zero1_tpmodeRED_vocab131k";
+  auto measured = [&](const char* fixed, const char* intra_gbps) {
+    return nanotron_rows({row(name, "Success", 1, 2, 1, 4, 1, 128, 1, true, fixed, intra_gbps)}).front();
+  };
+  EXPECT_TRUE(ran_blocking_pipeline(measured("True", "45.85")));  // NT1251's node
+  EXPECT_FALSE(ran_blocking_pipeline(measured("True", "423.0")));
+  EXPECT_FALSE(ran_blocking_pipeline(measured("True", "")));  // nothing measured: its flag decides
+  EXPECT_TRUE(ran_blocking_pipeline(measured("False", "423.0")));
+  EXPECT_EQ(nanotron_scenario(measured("True", "45.85"), h100()).hardware.sw.stack, "nanotron-pre-pp-fix");
+  EXPECT_EQ(nanotron_scenario(measured("True", "423.0"), h100()).hardware.sw.stack, "nanotron");
 }
 
 TEST(NanotronRows, BadRowsAreRefusedWithTheirColumn) {
