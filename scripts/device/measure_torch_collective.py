@@ -10,7 +10,8 @@ enqueue) before the kernel can start, so the measured duration is the kernel plu
 path. With one rank NCCL's in-place all-reduce has nothing to move, so what the events show
 is the host path alone; it is measured here against two controls:
 
-- `event_pair`: the two events with nothing between them (the events' own resolution);
+- `event_pair`: the two events with nothing between them (the host's time from one record
+  call to the next, which the timed call's window holds as well);
 - `tiny_kernel`: one elementwise kernel on 8 floats between them (an ordinary launch);
 - `all_reduce`: the harness as the benchmark writes it, in-place fp32, 32 KiB to 256 MiB;
 - `all_reduce_host`: the host time of the `dist.all_reduce` call alone (perf_counter).
