@@ -4,6 +4,7 @@
 #include "validate/benchmark_harness.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -59,7 +60,9 @@ TEST(BenchmarkHarness, TorchCallIsTheMeasuredHostPath) {
 // The same all-reduce timed by both harnesses: the torch.distributed row's predicted bus
 // bandwidth is the nccl-tests row's with the call's host time added to the collective's.
 TEST(BenchmarkHarness, TorchRowsPayTheCallOnTopOfTheCollective) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rapidllm_harness_test";
+  // Its own folder: the release and sanitizer suites may run at once on one machine.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rapidllm_harness_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   {
     std::ofstream f(dir / "collectives.csv");
