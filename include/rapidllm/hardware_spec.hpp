@@ -50,10 +50,13 @@ enum class ActivationRecompute { none, selective, full, op };
 // PyTorch eager ops (Python RMSNorm, SiLU-then-multiply, rotary in fp32: one kernel per op,
 // fp32 intermediates; model/elementwise_ops.hpp counts them).
 enum class ElementwiseKernels { fused, eager };
-// How a stack computes the cross-entropy over the vocabulary: Megatron's vocabulary-parallel
-// kernel, in place on one fp32 copy of the logits (fused), or PyTorch's F.cross_entropy on an
-// fp32 upcast (eager: a log-softmax output, its gradient and the upcast's each a tensor).
-enum class CrossEntropyKernel { fused, eager };
+// How a stack computes the cross-entropy over the vocabulary (model/layer_ops.cpp counts the
+// passes): one kernel over the 16-bit logits that writes their gradient in place (fused:
+// Transformer Engine's or flash-attn's); Megatron-Core's vocabulary-parallel cross-entropy on
+// an fp32 copy of the logits, its steps compiled together (megatron: --cross-entropy-loss-fusion)
+// or one PyTorch op each (megatron_unfused: Megatron-LM's default); PyTorch's F.cross_entropy
+// on an fp32 upcast (eager: a log-softmax output, its gradient and the upcast's each a tensor).
+enum class CrossEntropyKernel { fused, megatron, megatron_unfused, eager };
 
 struct SoftwareSpec {
   // The software-stack profile (software_stack.hpp): "auto" until the run type resolves
@@ -375,8 +378,9 @@ struct HardwareSpec {
 [[nodiscard]] std::string_view to_string(ActivationRecompute r);
 [[nodiscard]] std::string_view to_string(AttentionKernel k);  // "flash2" | "flash3" | "triton"
 [[nodiscard]] std::string_view to_string(ElementwiseKernels k);  // "fused" | "eager"
-[[nodiscard]] std::string_view to_string(CrossEntropyKernel k);  // "fused" | "eager"
+[[nodiscard]] std::string_view to_string(CrossEntropyKernel k);  // "fused" | "megatron" | "megatron-unfused" | "eager"
 [[nodiscard]] std::optional<ActivationRecompute> parse_activation_recompute(std::string_view name);
+[[nodiscard]] std::optional<CrossEntropyKernel> parse_cross_entropy_kernel(std::string_view name);
 [[nodiscard]] std::optional<CollectiveOp> parse_collective_op(std::string_view name);
 
 }  // namespace rapidllm

@@ -62,7 +62,7 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.pipelined_tp_wait_given = true;
   }
   if (const std::string kernel = sw.child("cross_entropy").choice(); kernel != "auto") {
-    out.cross_entropy = kernel == "eager" ? CrossEntropyKernel::eager : CrossEntropyKernel::fused;
+    out.cross_entropy = parse_cross_entropy_kernel(kernel).value_or(CrossEntropyKernel::fused);  // the schema checked the choice
     out.cross_entropy_given = true;
   }
   if (const Cursor overlap = sw.child("zero_gather_overlap"); overlap.present()) {

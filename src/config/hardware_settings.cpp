@@ -138,10 +138,13 @@ std::vector<Setting> hardware_settings() {
        "optimizer.step()) (absent: the framework profile's)",
        {}, 0.0, 0.0, true},
       {"sw_param.cross_entropy", H, ValueKind::choice, "", "auto",
-       "[rapidllm] the loss's cross-entropy over the vocabulary: fused (Megatron's vocabulary-parallel kernel, in "
-       "place on one fp32 copy of the logits) or eager (F.cross_entropy on an fp32 upcast: the log-softmax output "
-       "and its gradient are tensors of their own); auto = the framework profile's",
-       {"auto", "fused", "eager"}},
+       "[rapidllm] the loss's cross-entropy over the vocabulary: fused (one kernel over the 16-bit logits that "
+       "writes their gradient in place: Transformer Engine's, flash-attn's), megatron (Megatron-Core's "
+       "vocabulary-parallel cross-entropy on an fp32 copy of the logits, its steps compiled: "
+       "--cross-entropy-loss-fusion), megatron-unfused (the same steps one PyTorch op each: Megatron-LM's default) "
+       "or eager (F.cross_entropy on an fp32 upcast: the log-softmax output and its gradient are tensors of their "
+       "own); auto = the framework profile's",
+       {"auto", "fused", "megatron", "megatron-unfused", "eager"}},
       {"sw_param.elementwise_kernels", H, ValueKind::choice, "", "fused",
        "[rapidllm] how the stack runs norms, gated activations and rotary embeddings: fused (Transformer Engine, "
        "torch.compile, Triton: one pass each) or eager (PyTorch ops one kernel at a time, fp32 upcasts: a Python "

@@ -31,21 +31,36 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      "Blackwell rows are predicted, not fitted"},
     {"nemo-24",
      "NeMo 24.x on Megatron-Core r0.7-0.8 with Transformer Engine (2024 releases)",
-     0.67,  // [CAL stack.nemo-24.compute_efficiency]
+     0.682,  // [CAL stack.nemo-24.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
-     "training.csv rows of nemo, nemo-long-sequence and megatron-core (r0.8.0) on H100, dense"},
+     "training.csv rows of nemo, nemo-long-sequence and megatron-core (r0.8.0) on H100, dense",
+     0.0,   // asynchronous pipeline sends
+     40e6,  // Megatron's gradient bucket
+     1.0,   // (training only)
+     0.0,   // no pipelined TP wait
+     0.0,
+     true,  // the distributed optimizer gathers parameters behind the next forward
+     // NeMo 24's GPT configs set cross_entropy_loss_fusion: Megatron-Core's vocabulary-parallel
+     // cross-entropy on an fp32 copy of the logits, its steps compiled.
+     CrossEntropyKernel::megatron},
     // Its default DDP (--DDP-impl local) all-reduces the whole gradient buffer after the
     // backward step (training.py backward_step -> model.allreduce_params), overlapping nothing.
     {"megatron-lm-2020",
      "Megatron-LM v2 (2020): unfused attention (no FlashAttention), fused kernels of its day, gradients "
      "all-reduced in one buffer after backward",
-     0.649,  // [CAL stack.megatron-lm-2020.compute_efficiency]
+     0.658,  // [CAL stack.megatron-lm-2020.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // its fused kernels predate Hopper
      "training.csv rows of megatron-2020 on A100",
      0.0,  // asynchronous pipeline sends
-     kOneGradientBuffer},
+     kOneGradientBuffer,
+     1.0,   // (training only)
+     0.0,   // no pipelined TP wait
+     0.0,
+     true,  // (no ZeRO)
+     // vocab_parallel_cross_entropy on output.float(): one PyTorch op per step.
+     CrossEntropyKernel::megatron_unfused},
     // Megatron-LM's model code of 2020-2022 on DeepSpeed's engine (BLOOM, MT-NLG): the kernels
     // are Megatron-LM 2020's, so is its fitted efficiency. DeepSpeed's ZeRO stages 0-2 reduce
     // gradients after backward (zero/config.py: overlap_comm defaults to stage == 3; its
@@ -54,7 +69,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {"megatron-deepspeed",
      "Megatron-DeepSpeed (Megatron-LM's model code on DeepSpeed's engine and ZeRO): Megatron-LM 2020's kernels, "
      "gradients reduced after backward, ZeRO-1's parameter gather at the end of the step",
-     0.649,  // [CAL stack.megatron-lm-2020.compute_efficiency]
+     0.658,  // [CAL stack.megatron-lm-2020.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // Megatron-LM's fused kernels of its day
      "uncalibrated: no Megatron-DeepSpeed rows in the data; Megatron-LM 2020's kernel constants",
@@ -63,7 +78,8 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      1.0,  // (training only)
      0.0,  // no pipelined TP wait
      0.0,
-     false},  // ZeRO-1's step ends with the parameter all-gather
+     false,  // ZeRO-1's step ends with the parameter all-gather
+     CrossEntropyKernel::megatron_unfused},  // Megatron-LM's model code
     {"composer-fsdp",
      "MosaicML Composer / llm-foundry on PyTorch FSDP (2023 benchmark tables)",
      0.822,  // [CAL stack.composer-fsdp.compute_efficiency]
@@ -114,8 +130,8 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {"nanotron",
      "Hugging Face nanotron (eager PyTorch 2, FlashAttention-2, its own 1F1B pipeline engine; the 2024-2025 "
      "runs of nanotron_h100.csv)",
-     0.714,  // [CAL stack.nanotron.compute_efficiency]
-     123.1 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
+     0.73,  // [CAL stack.nanotron.compute_efficiency]
+     124.4 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
      AttentionKernel::flash2,  // flash-attn 2's varlen kernels
      "nanotron_h100.csv Success rows on one node (their own measured NVLink all-reduce); the pipelined TP wait on "
      "the rows whose pipeline spans nodes, TP inside a node; other multi-node rows are predicted, not fitted",
@@ -128,7 +144,10 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      // not in the engine's source, docs/software-stacks.md, "Pipelined TP waits").
      716.9 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait]
      264.3 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait_per_rank]
-     false},  // ZeRO-1: optim/zero.py's step() ends with all_gather_coalesced of the updated parameters
+     false,  // ZeRO-1: optim/zero.py's step() ends with all_gather_coalesced of the updated parameters
+     // sharded_cross_entropy on logits.to(torch.float) is Megatron's vocabulary-parallel code
+     // (parallel/tensor_parallel/functional.py), one PyTorch op per step.
+     CrossEntropyKernel::megatron_unfused},
     // The same kernels and pipelined TP wait as nanotron (its constants, kept equal by
     // calibrate.py's tags: fitted on the runs after the fix, the wait carries over to the
     // runs before it, docs/software-stacks.md); the engine of the benchmark's December 2024
@@ -138,8 +157,8 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {"nanotron-pre-pp-fix",
      "Hugging Face nanotron's benchmarking branch before its pipeline fix (nanotron_h100.csv rows with "
      "after_pp_fix = False): each pipeline send and receive blocks the host on a polled handshake",
-     0.714,  // [CAL stack.nanotron.compute_efficiency]
-     123.1 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
+     0.73,  // [CAL stack.nanotron.compute_efficiency]
+     124.4 * kUs,  // [CAL stack.nanotron.kernel_launch_overhead]
      AttentionKernel::flash2,  // flash-attn 2's varlen kernels
      "the stall on nanotron_h100.csv Success rows with after_pp_fix = False, pp > 1 and tp within a node (a TP "
      "group across nodes has its own error); the kernel constants and the pipelined TP wait are nanotron's",
@@ -148,7 +167,8 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      1.0,    // (training only)
      716.9 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait]
      264.3 * kUs,  // [CAL stack.nanotron.pipelined_tp_wait_per_rank]
-     false},  // nanotron's ZeRO-1 optimizer (above)
+     false,  // nanotron's ZeRO-1 optimizer (above)
+     CrossEntropyKernel::megatron_unfused},  // nanotron's sharded cross-entropy (above)
     {"tensorrt-llm",
      "NVIDIA TensorRT-LLM (also the backend of NIM and of NeMo inference)",
      0.834,  // [CAL stack.tensorrt-llm.compute_efficiency]

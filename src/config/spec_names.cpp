@@ -111,7 +111,19 @@ std::string_view to_string(AttentionKernel k) {
 
 std::string_view to_string(ElementwiseKernels k) { return k == ElementwiseKernels::eager ? "eager" : "fused"; }
 
-std::string_view to_string(CrossEntropyKernel k) { return k == CrossEntropyKernel::eager ? "eager" : "fused"; }
+std::string_view to_string(CrossEntropyKernel k) {
+  switch (k) {
+    case CrossEntropyKernel::fused: return "fused";
+    case CrossEntropyKernel::megatron: return "megatron";
+    case CrossEntropyKernel::megatron_unfused: return "megatron-unfused";
+    case CrossEntropyKernel::eager: return "eager";
+  }
+  return "?";
+}
+
+std::optional<CrossEntropyKernel> parse_cross_entropy_kernel(std::string_view name) {
+  return parse_enum(name, CrossEntropyKernel::fused, CrossEntropyKernel::eager);
+}
 
 std::string_view to_string(ActivationRecompute r) {
   switch (r) {

@@ -154,7 +154,7 @@ model::LocalShape ModelPartition::local_shape(std::int64_t micro_batch, std::int
   s.kv_element_bytes = hw_.sw.precision.kv_cache.bytes;
   s.fp8_linears = hw_.sw.precision.matmul.bytes < hw_.sw.precision.tensor_format.bytes;
   s.eager_elementwise = hw_.sw.elementwise_kernels == ElementwiseKernels::eager;
-  s.eager_cross_entropy = hw_.sw.cross_entropy == CrossEntropyKernel::eager;
+  s.cross_entropy = hw_.sw.cross_entropy;
   return s;
 }
 

@@ -65,6 +65,8 @@ std::string header_line(const ReportHeader& header) {
     }
     if (!s->zero_gather_overlap) out += ", ZeRO's parameter all-gather before the next step";
     if (s->cross_entropy == "eager") out += ", eager cross-entropy on an fp32 upcast";
+    if (s->cross_entropy == "megatron") out += ", Megatron's compiled cross-entropy on an fp32 copy";
+    if (s->cross_entropy == "megatron-unfused") out += ", Megatron's unfused cross-entropy on an fp32 copy";
     if (s->micro_batch_overhead_s > 0.0) {
       out += fmt::format(", {:.3g} ms host time per micro-batch", s->micro_batch_overhead_s * 1e3);
     }

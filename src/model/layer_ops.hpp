@@ -11,6 +11,7 @@
 
 #include "model/llm_dims.hpp"
 #include "rapidllm/gemm.hpp"
+#include "rapidllm/hardware_spec.hpp"
 
 namespace rapidllm::model {
 
@@ -85,8 +86,8 @@ struct LocalShape {
   // Norms, gated activations and rotary embeddings as PyTorch eager ops (SoftwareSpec::
   // elementwise_kernels); otherwise each is one fused kernel.
   bool eager_elementwise = false;
-  // The loss as F.cross_entropy on an fp32 upcast of the logits (SoftwareSpec::cross_entropy).
-  bool eager_cross_entropy = false;
+  // The loss's cross-entropy kernels (SoftwareSpec::cross_entropy).
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::fused;
   // Inference decode: one new token per sequence attending to kv_len cached ones.
   bool decode = false;
   std::int64_t kv_len = 0;

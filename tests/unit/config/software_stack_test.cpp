@@ -2,6 +2,7 @@
 // value the config sets itself wins over the profile's.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "rapidllm/config.hpp"
@@ -186,10 +187,23 @@ TEST(SoftwareStack, OnlyNanotronAndDeepSpeedGatherZeroParametersBeforeTheNextSte
   EXPECT_THROW((void)load_hardware(kH100, {"sw_param.zero_gather_overlap=sometimes"}), ConfigError);
 }
 
-TEST(SoftwareStack, OnlyTorchtitanRunsAnEagerCrossEntropy) {
+// Each profile's cross-entropy, from its code: torchtitan's F.cross_entropy; Megatron's
+// vocabulary-parallel code, compiled in NeMo 24's configs, one op per step in Megatron-LM's
+// 2020 code, Megatron-DeepSpeed's and nanotron's copy of it; the fused kernel elsewhere.
+TEST(SoftwareStack, EachProfileRunsItsOwnCrossEntropy) {
+  const std::map<std::string_view, CrossEntropyKernel> own{
+      {"torchtitan", CrossEntropyKernel::eager},
+      {"nemo-24", CrossEntropyKernel::megatron},
+      {"megatron-lm-2020", CrossEntropyKernel::megatron_unfused},
+      {"megatron-deepspeed", CrossEntropyKernel::megatron_unfused},
+      {"nanotron", CrossEntropyKernel::megatron_unfused},
+      {"nanotron-pre-pp-fix", CrossEntropyKernel::megatron_unfused}};
   for (std::string_view name : software_stack_names()) {
-    EXPECT_EQ(profile(name).cross_entropy == CrossEntropyKernel::eager, name == "torchtitan") << name;
+    const auto it = own.find(name);
+    EXPECT_EQ(profile(name).cross_entropy, it == own.end() ? CrossEntropyKernel::fused : it->second) << name;
   }
+  EXPECT_EQ(load_hardware(kH100, {"sw_param.cross_entropy=megatron-unfused"}).sw.cross_entropy,
+            CrossEntropyKernel::megatron_unfused);
   EXPECT_EQ(load_hardware(kH100).sw.cross_entropy, CrossEntropyKernel::fused);
   EXPECT_EQ(load_hardware(kH100, {"sw_param.framework=torchtitan"}).sw.cross_entropy, CrossEntropyKernel::eager);
   EXPECT_EQ(load_hardware(kH100, {"sw_param.framework=torchtitan", "sw_param.cross_entropy=fused"}).sw.cross_entropy,

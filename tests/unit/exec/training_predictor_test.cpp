@@ -249,9 +249,10 @@ TEST(TrainingPredictor, OpLevelRecomputeRepeatsTheUnsavedForwardOps) {
   EXPECT_NEAR(predict_training(hw, m, "test", nullptr, simulated).step_time_s / op.step_time_s, 1.0, 0.02);
 }
 
-// The loss's logits on the last stage: 4 + 2 bytes each for the fused kernel (an fp32 copy
-// beside the bf16 logits), 12 for F.cross_entropy on an fp32 upcast (backward holds the
-// log-softmax output, its incoming gradient and the one it passes on).
+// The loss's logits on the last stage: 4 + 2 bytes each for Megatron's cross-entropy (an fp32
+// copy beside the bf16 logits, worked in place, compiled or not; the fused kernel is counted
+// the same), 12 for F.cross_entropy on an fp32 upcast (backward holds the log-softmax output,
+// its incoming gradient and the one it passes on).
 TEST(TrainingPredictor, AnEagerCrossEntropyHoldsTwelveBytesPerLogit) {
   HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
   LlmModelSpec m = shipped_model("llama3.1-8b");
@@ -265,6 +266,8 @@ TEST(TrainingPredictor, AnEagerCrossEntropyHoldsTwelveBytesPerLogit) {
   };
   const double logits = 8192.0 * 128256.0;
   EXPECT_DOUBLE_EQ(temporaries(CrossEntropyKernel::fused), logits * 6.0);
+  EXPECT_DOUBLE_EQ(temporaries(CrossEntropyKernel::megatron), logits * 6.0);
+  EXPECT_DOUBLE_EQ(temporaries(CrossEntropyKernel::megatron_unfused), logits * 6.0);
   EXPECT_DOUBLE_EQ(temporaries(CrossEntropyKernel::eager), logits * 12.0);
 }
 

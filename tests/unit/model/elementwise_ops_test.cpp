@@ -104,7 +104,7 @@ TEST(ElementwiseOps, AnEagerCrossEntropyMovesItsUpcastLogSoftmaxAndGradients) {
   const LlmDims d = testing::llama3_8b_dims();
   LocalShape s = shape(false);
   const auto loss = [&](bool eager) {
-    s.eager_cross_entropy = eager;
+    s.cross_entropy = eager ? CrossEntropyKernel::eager : CrossEntropyKernel::fused;
     for (const Op& op : head_ops(d, s, true)) {
       if (op.name == "cross_entropy") return op;
     }
@@ -135,6 +135,35 @@ TEST(ElementwiseOps, AnEagerCrossEntropyMovesItsUpcastLogSoftmaxAndGradients) {
     EXPECT_NEAR(forward / (m.forward_us * 1e-6), 1.0, 0.15) << m.logits;
     EXPECT_NEAR(backward / (m.backward_us * 1e-6), 1.0, 0.03) << m.logits;
   }
+}
+
+// Megatron's vocabulary-parallel cross-entropy over T x V bf16 logits, from its code
+// (core/tensor_parallel/cross_entropy.py): forward .float() 2 + 4, max 4, shift 4 + 4, exp
+// 4 + 4, sum 4, divide 4 + 4; backward scale 4 + 4, cast back 4 + 2. Compiled
+// (--cross-entropy-loss-fusion), the upcast carries the max, the shift, exp and sum are one
+// pass, and backward is one: 2 + 4, 4 + 4, 4 + 4 forward, 4 + 2 backward.
+TEST(ElementwiseOps, MegatronsCrossEntropyWorksOnAnFp32CopyInPasses) {
+  const LlmDims d = testing::llama3_8b_dims();
+  LocalShape s = shape(false);
+  const auto loss = [&](CrossEntropyKernel kernel) {
+    s.cross_entropy = kernel;
+    for (const Op& op : head_ops(d, s, true)) {
+      if (op.name == "cross_entropy") return op;
+    }
+    ADD_FAILURE() << "no cross_entropy op";
+    return Op{};
+  };
+  const double logits = 1024.0 * 128256.0;
+  const Op unfused = loss(CrossEntropyKernel::megatron_unfused);
+  EXPECT_DOUBLE_EQ(unfused.forward_bytes, logits * (6 + 4 + 8 + 8 + 4 + 8));
+  EXPECT_DOUBLE_EQ(unfused.backward_bytes, logits * (8 + 6));
+  EXPECT_EQ(unfused.forward_kernels, 6);
+  EXPECT_EQ(unfused.backward_kernels, 2);
+  const Op compiled = loss(CrossEntropyKernel::megatron);
+  EXPECT_DOUBLE_EQ(compiled.forward_bytes, logits * (6 + 8 + 8));
+  EXPECT_DOUBLE_EQ(compiled.backward_bytes, logits * 6);
+  EXPECT_EQ(compiled.forward_kernels, 3);
+  EXPECT_EQ(compiled.backward_kernels, 1);
 }
 
 // A sequence of k memory kernels pays k DRAM latencies and lasts at least k launch gaps.
