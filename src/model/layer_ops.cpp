@@ -58,51 +58,53 @@ void append_attention_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>
   if (s.fp8_linears) ops.push_back(fp8_casts("output_projection_fp8_casts", as_double(t), q_cols, d.hidden, false));
 }
 
-// The loss over `logits` logits of e bytes each: HBM bytes read + written, and kernels.
-Op cross_entropy_op(CrossEntropyKernel kernel, double logits, double e) {
-  Op loss = memory_op("cross_entropy", OpClass::loss, logits, 2 * logits, e);
+// Per logit of e bytes: HBM bytes read + written forward and backward, and kernels each way.
+struct LossPasses {
+  double forward_bytes, backward_bytes;
+  int forward_kernels, backward_kernels;
+};
+
+LossPasses loss_passes(CrossEntropyKernel kernel, double e) {
   switch (kernel) {
     case CrossEntropyKernel::fused:
       // One kernel reads the logits (running max and sum of exponentials, the target logit)
       // and writes softmax - onehot over them in place; backward scales it.
-      break;
+      return {e, 2.0 * e, 1, 1};
     case CrossEntropyKernel::megatron:
       // Megatron-Core's vocabulary-parallel cross-entropy (core/fusions/fused_cross_entropy.py,
       // r0.7+) with each step compiled: the fp32 upcast with the row max (reads e, writes 4),
       // the shift, exponentials and their sum (reads 4, writes 4), the softmax division
       // (reads 4, writes 4); backward subtracts the one-hot, scales and casts back in one
       // (reads 4, writes e).
-      loss.forward_bytes = logits * (e + 20.0);
-      loss.backward_bytes = logits * (4.0 + e);
-      loss.forward_kernels = 3;
-      loss.backward_kernels = 1;
-      break;
+      return {e + 20.0, 4.0 + e, 3, 1};
     case CrossEntropyKernel::megatron_unfused:
       // The same steps one PyTorch op each (tensor_parallel/cross_entropy.py; Megatron-LM's
       // default, and its 2020 code): .float() (e + 4), the row max (4), the in-place shift
       // (8), exp (8), the row sum (4), the softmax division (8); backward the in-place
       // scaling by the loss gradient (8) and .float()'s backward cast (4 + e).
-      loss.forward_bytes = logits * (e + 36.0);
-      loss.backward_bytes = logits * (12.0 + e);
-      loss.forward_kernels = 6;
-      loss.backward_kernels = 2;
-      break;
+      return {e + 36.0, 12.0 + e, 6, 2};
     case CrossEntropyKernel::eager:
-      // F.cross_entropy(logits.float(), labels), per logit: the upcast reads e and writes 4,
-      // log-softmax reads 4 three times (a vocabulary row is too wide for one pass: its
-      // max, its sum of exponentials, then the output) and writes 4, the target gather is
-      // one value per token (3 kernels). Backward: the gather's gradient is written dense
-      // (4; a fill and a scatter), log-softmax's backward reads that gradient twice (its
-      // row sum, then the output pass) and its output once and writes 4, the upcast's
-      // backward reads 4 and writes e (4 kernels). Measured on one H100 (validation/kernels/
-      // measured/h100/memory_kernels.csv, 4096 x 128256 and 8192 x 50304 bf16 logits): the
-      // time of 25.3 and 26.2 bytes per logit at the streaming rate, for these 22 and 26.
-      loss.forward_bytes = logits * (e + 20.0);
-      loss.backward_bytes = logits * (24.0 + e);
-      loss.forward_kernels = 3;
-      loss.backward_kernels = 4;
-      break;
+      // F.cross_entropy(logits.float(), labels): the upcast reads e and writes 4, log-softmax
+      // reads 4 three times (a vocabulary row is too wide for one pass: its max, its sum of
+      // exponentials, then the output) and writes 4, the target gather is one value per token
+      // (3 kernels). Backward: the gather's gradient is written dense (4; a fill and a
+      // scatter), log-softmax's backward reads that gradient twice (its row sum, then the
+      // output pass) and its output once and writes 4, the upcast's backward reads 4 and
+      // writes e (4 kernels). Measured on one H100 (validation/kernels/measured/h100/
+      // memory_kernels.csv, 4096 x 128256 and 8192 x 50304 bf16 logits): the time of 25.3 and
+      // 26.2 bytes per logit at the streaming rate, for these 22 and 26.
+      return {e + 20.0, 24.0 + e, 3, 4};
   }
+  return {e, 2.0 * e, 1, 1};
+}
+
+Op cross_entropy_op(CrossEntropyKernel kernel, double logits, double e) {
+  const LossPasses passes = loss_passes(kernel, e);
+  Op loss = memory_op("cross_entropy", OpClass::loss, logits, 0.0, e);
+  loss.forward_bytes = logits * passes.forward_bytes;
+  loss.backward_bytes = logits * passes.backward_bytes;
+  loss.forward_kernels = passes.forward_kernels;
+  loss.backward_kernels = passes.backward_kernels;
   return loss;
 }
 
