@@ -30,8 +30,8 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      "training.csv rows of dgxc (NeMo/Megatron-Core recipes) and megatron-bridge on H100, dense, BF16; FP8 and "
      "Blackwell rows are predicted, not fitted"},
     {"nemo-24",
-     "NeMo 24.x on Megatron-Core r0.7-0.8 with Transformer Engine (2024 releases)",
-     0.682,  // [CAL stack.nemo-24.compute_efficiency]
+     "NeMo 24.x on Megatron-Core r0.5-0.8 with Transformer Engine (2024 releases)",
+     0.683,  // [CAL stack.nemo-24.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of nemo, nemo-long-sequence and megatron-core (r0.8.0) on H100, dense",
@@ -41,7 +41,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      0.0,   // no pipelined TP wait
      0.0,
      true,  // the distributed optimizer gathers parameters behind the next forward
-     // NeMo 24's GPT configs set cross_entropy_loss_fusion: Megatron-Core's vocabulary-parallel
+     // NeMo 24.07's GPT configs set cross_entropy_loss_fusion: Megatron-Core's vocabulary-parallel
      // cross-entropy on an fp32 copy of the logits, its steps compiled.
      CrossEntropyKernel::megatron},
     // Its default DDP (--DDP-impl local) all-reduces the whole gradient buffer after the

@@ -5,7 +5,6 @@
 #include "parallel/placement.hpp"
 #include "rapidllm/config.hpp"
 #include "rapidllm/software_stack.hpp"
-#include "validate/csv_table.hpp"
 #include "validate/row_stack.hpp"
 
 namespace rapidllm::validate {
@@ -60,10 +59,9 @@ std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string
 void use_row_stack(HardwareSpec& hw, const std::string& framework, RunType run_type) {
   hw.sw.framework = row_stack_name(framework);
   apply_software_stack(hw.sw, run_type);
-  // Megatron-LM's own scripts on Megatron-Core r0.x (a column that names no NeMo) run its
-  // default cross-entropy, one PyTorch op per step (--cross-entropy-loss-fusion is off);
-  // NeMo 24's configs compile it (the profile's).
-  if (hw.sw.framework == "nemo-24" && !has_text(framework, "nemo") && !hw.sw.cross_entropy_given) {
+  // Megatron-LM's own scripts and NeMo's releases before Megatron-Core r0.8 run Megatron's
+  // cross-entropy one PyTorch op per step; NeMo 24.07's configs compile it (the profile's).
+  if (runs_unfused_megatron_cross_entropy(framework) && !hw.sw.cross_entropy_given) {
     hw.sw.cross_entropy = CrossEntropyKernel::megatron_unfused;
   }
 }

@@ -67,6 +67,16 @@ bool predates_flash_attention(std::string_view column) {
   return legacy_megatron_lm(s) || (year != 0 && year <= 2022);
 }
 
+bool runs_unfused_megatron_cross_entropy(std::string_view column) {
+  const std::string s = lowercase(column);
+  if (row_stack_name(column) != "nemo-24") return false;
+  if (!has_text(s, "nemo")) return true;
+  // NeMo's releases are year.month: 24.07 is the first on Megatron-Core r0.8.
+  static const std::regex release(R"(nemo ([0-9]{2})\.([0-9]{2}))");
+  std::smatch m;
+  return std::regex_search(s, m, release) && std::stoi(m[1].str()) * 100 + std::stoi(m[2].str()) < 2407;
+}
+
 int zero_stage_of(std::string_view column) {
   const std::string s = lowercase(column);
   if (has_text(s, "distributed optimizer")) return 1;

@@ -16,6 +16,12 @@ namespace rapidllm::validate {
 // reached Megatron-LM, Megatron-DeepSpeed and the FSDP stacks in 2023).
 [[nodiscard]] bool predates_flash_attention(std::string_view column);
 
+// Whether a column the nemo-24 profile reads ran Megatron's cross-entropy one PyTorch op per
+// step (software_stack.hpp: CrossEntropyKernel::megatron_unfused): Megatron-LM's own scripts
+// (a Megatron-Core column that names no NeMo: --cross-entropy-loss-fusion is off by
+// default) and NeMo before 24.07, whose Megatron-Core predates the compiled path (core r0.8).
+[[nodiscard]] bool runs_unfused_megatron_cross_entropy(std::string_view column);
+
 // The ZeRO stage a zero_fsdp column names: Megatron's distributed optimizer shards the
 // optimizer states (1), FSDP's SHARD_GRAD_OP the gradients too (2), any other FSDP the
 // parameters (3), DeepSpeed's "ZeRO-N" / "ZeRO stage N" N; 0 otherwise.

@@ -68,6 +68,19 @@ TEST(RowStack, ReleasesBefore2023ComputedAttentionUnfused) {
   EXPECT_EQ(row_stack_name("Megatron-LM on 1920 GPUs"), "megatron-core");
 }
 
+// Megatron's compiled cross-entropy came with Megatron-Core r0.8 (NeMo 24.07) and is off in
+// Megatron-LM's own scripts by default.
+TEST(RowStack, UnfusedMegatronCrossEntropyFollowsTheRelease) {
+  EXPECT_TRUE(runs_unfused_megatron_cross_entropy("Megatron-Core r0.8.0"));
+  EXPECT_TRUE(runs_unfused_megatron_cross_entropy("NeMo 24.03.01"));
+  EXPECT_FALSE(runs_unfused_megatron_cross_entropy("NeMo 24.07"));
+  EXPECT_FALSE(runs_unfused_megatron_cross_entropy("NeMo 24.07 (Megatron-Core, TransformerEngine)"));
+  // Other profiles say their own (software_stack.cpp).
+  EXPECT_FALSE(runs_unfused_megatron_cross_entropy("Megatron-LM v2 (2020)"));
+  EXPECT_FALSE(runs_unfused_megatron_cross_entropy("NeMo/Megatron-Core (dgxc recipe)"));
+  EXPECT_FALSE(runs_unfused_megatron_cross_entropy("Megatron-Bridge / NeMo 25.11 (Megatron-Core)"));
+}
+
 TEST(RowStack, TheZeroStageIsReadInMegatronFsdpAndDeepSpeedTerms) {
   EXPECT_EQ(zero_stage_of("DDP + distributed optimizer"), 1);
   EXPECT_EQ(zero_stage_of("FSDP SHARD_GRAD_OP (ZeRO-2-like)"), 2);
