@@ -33,9 +33,9 @@ std::vector<memory::StageMemoryInputs> group_inputs(const ModelPartition& ctx, c
   const double stream = static_cast<double>(shape.norm_tokens()) * static_cast<double>(d.hidden) * shape.element_bytes;
   // The loss works on the logits in fp32 next to their 16-bit copy: one micro-batch's at a time
   // (Megatron's cross-entropy; a fused kernel, which needs no fp32 copy, is counted the same:
-  // an upper bound). An eager
-  // cross-entropy holds more: forward the 16-bit logits, their fp32 upcast and the
-  // log-softmax output; backward that output, its incoming gradient and the one it passes on.
+  // an upper bound). An eager cross-entropy holds more: forward the 16-bit logits, their fp32
+  // upcast and the log-softmax output; backward that output, its incoming gradient and the
+  // one it passes on.
   const double per_logit = hw.sw.cross_entropy == CrossEntropyKernel::eager
                                ? std::max(shape.element_bytes + 8.0, 12.0)
                                : 4.0 + shape.element_bytes;

@@ -72,7 +72,7 @@ LossPasses loss_passes(CrossEntropyKernel kernel, double e) {
       return {e, 2.0 * e, 1, 1};
     case CrossEntropyKernel::megatron:
       // Megatron-Core's vocabulary-parallel cross-entropy (core/fusions/fused_cross_entropy.py,
-      // r0.7+) with each step compiled: the fp32 upcast with the row max (reads e, writes 4),
+      // r0.8+) with each step compiled: the fp32 upcast with the row max (reads e, writes 4),
       // the shift, exponentials and their sum (reads 4, writes 4), the softmax division
       // (reads 4, writes 4); backward subtracts the one-hot, scales and casts back in one
       // (reads 4, writes e).

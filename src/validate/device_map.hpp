@@ -17,8 +17,9 @@ namespace rapidllm::validate {
                                                      const std::vector<std::string>& overrides, std::string& reason);
 
 // The software-stack profile a row's framework or engine column names (software_stack.hpp),
-// applied to hw for run_type, with the release defaults the column implies (Megatron-LM's
-// own scripts: its unfused cross-entropy); a stack without a profile keeps "auto".
+// applied to hw for run_type, with the release defaults the column implies (the unfused
+// cross-entropy of Megatron-LM's own scripts and of NeMo before 24.07); a stack without a
+// profile keeps "auto".
 void use_row_stack(HardwareSpec& hw, const std::string& framework, RunType run_type);
 
 // The rank order the ground truth's training frameworks lay their groups out in, innermost
