@@ -1,6 +1,7 @@
 #include "config/cursor.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -310,8 +311,11 @@ std::vector<FaultyLink> Cursor::links() const {
     auto src = parse_number(scalar(item[0], "a rank"));
     auto dst = parse_number(scalar(item[1], "a rank"));
     auto weight = parse_number(scalar(item[2], "a weight"));
-    if (!src || !dst || *src < 0 || *dst < 0 || *src != std::floor(*src) || *dst != std::floor(*dst)) {
-      bad("src and dst must be non-negative integers");
+    // A rank past int's range is no rank of any cluster (and would not convert).
+    constexpr double kLargestRank = std::numeric_limits<int>::max();
+    if (!src || !dst || *src < 0 || *dst < 0 || *src != std::floor(*src) || *dst != std::floor(*dst) ||
+        *src > kLargestRank || *dst > kLargestRank) {
+      bad(fmt::format("src and dst must be non-negative integers up to {}", std::numeric_limits<int>::max()));
     }
     if (*src == *dst) bad("src and dst are the same rank");
     if (!weight || *weight < 0.0 || *weight > 1.0) bad("weight must be between 0 (failed) and 1 (healthy)");

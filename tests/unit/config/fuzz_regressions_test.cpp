@@ -52,6 +52,16 @@ TEST(FuzzRegressions, QuantityOverflowingToInfinityIsRefused) {
   EXPECT_THAT(e.problem(), HasSubstr("expected a size"));
 }
 
+// A faulty link's rank of 1e38 passed as an integer (it is whole and non-negative) and was
+// converted to int: undefined behaviour, caught by UBSan.
+TEST(FuzzRegressions, FaultyLinkRankBeyondIntIsRefused) {
+  std::string text = regression("fuzz_overrides", "faulty_link_rank_1e38");
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  ConfigError e = hardware_error({text});
+  EXPECT_EQ(e.key_path(), "network.faulty_links");
+  EXPECT_THAT(e.problem(), HasSubstr("non-negative integers up to 2147483647"));
+}
+
 // A number past the doubles ("131078888888e888...") made nlohmann throw out_of_range, not
 // parse_error, and the importer let it escape (std::terminate in the CLI).
 TEST(FuzzRegressions, HfNumberOverflowingADoubleIsAConfigError) {
