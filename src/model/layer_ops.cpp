@@ -100,9 +100,8 @@ LossPasses loss_passes(CrossEntropyKernel kernel, double e) {
 
 Op cross_entropy_op(CrossEntropyKernel kernel, double logits, double e) {
   const LossPasses passes = loss_passes(kernel, e);
-  Op loss = memory_op("cross_entropy", OpClass::loss, logits, 0.0, e);
-  loss.forward_bytes = logits * passes.forward_bytes;
-  loss.backward_bytes = logits * passes.backward_bytes;
+  // The passes are in bytes per logit already: one "element" is one byte.
+  Op loss = memory_op("cross_entropy", OpClass::loss, logits * passes.forward_bytes, logits * passes.backward_bytes, 1.0);
   loss.forward_kernels = passes.forward_kernels;
   loss.backward_kernels = passes.backward_kernels;
   return loss;
