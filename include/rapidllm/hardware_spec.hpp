@@ -154,6 +154,9 @@ struct CoreSpec {
   // arithmetic. They bound the softmax inside fused attention kernels.
   double static_power_w = 0.0;  // drawn whatever the GPU does (leakage, idle); 0 = not described
   double max_power_w = 0.0;     // board power limit (TDP); 0 = not described
+  // An enforced limit below max_power (nvidia-smi -pl, a site's cap); 0 = none. The device
+  // file's rates and energies are those at max_power.
+  double power_limit_w = 0.0;
   double sfu_ops_per_cycle_per_sm = 16.0;
   double fp32_ops_per_cycle_per_sm = 64.0;
   double util = 1.0;  // achievable fraction of the tensor-core peak
@@ -174,6 +177,15 @@ struct CoreSpec {
   // the 700 W cap one H100 ran fp8 8192^3 products at 1.8x bf16's FLOP rate
   // (validation/kernels/measured/h100/power_phases.csv). An undescribed dtype: the 16-bit one.
   [[nodiscard]] double energy_per_flop(DType dtype) const;
+  // The SM clock under power_limit_w relative to the one at max_power (1 when uncapped).
+  // Compute-bound kernels run at the cap already at max_power (an H100's bf16 and fp8 GEMMs
+  // drew 697 W of 700 at 1.37 / 1.24 GHz, validation/kernels/measured/h100/power_phases.csv),
+  // so a lower cap lowers their clock. Dynamic power goes as f V^2 with the voltage scaled
+  // in step with the clock, i.e. as f^3, above the static draw:
+  //   factor = ((limit - static) / (max - static))^(1/3).
+  // Memory-bound kernels draw less than a cap they would have to meet (an HBM copy: 483 W)
+  // and keep their bandwidth.
+  [[nodiscard]] double power_capped_clock_factor() const;
   // Dense tensor-core peak for a dtype (FLOP/s), before util; nullopt if not described.
   [[nodiscard]] std::optional<double> peak_flops_per_s(DType dtype) const;
   // The rate kernels sustain: peak x the dtype's util; nullopt if not described.

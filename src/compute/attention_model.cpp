@@ -71,11 +71,13 @@ AttentionModel::AttentionModel(const HardwareSpec& hw, DType dtype) {
   // The fused kernel family the stack runs sets the kernel-level rate (FlashAttention-2 on
   // Hopper cannot use warpgroup MMAs); inside a step the stack sustains its share of it.
   const FusedAttentionFacts facts = hw.core.attention_facts(hw.sw.attention_kernel, dtype);
-  forward_flops_per_s_ = *peak * facts.forward_util * hw.sw.compute_efficiency;
-  backward_flops_per_s_ = *peak * facts.backward_util * hw.sw.compute_efficiency;
+  // A power cap below max_power slows the SM clock: tensor cores and softmax alike.
+  const double clock = hw.core.power_capped_clock_factor();
+  forward_flops_per_s_ = *peak * facts.forward_util * hw.sw.compute_efficiency * clock;
+  backward_flops_per_s_ = *peak * facts.backward_util * hw.sw.compute_efficiency * clock;
   forward_cta_fill_ = facts.forward_cta_fill;
   backward_cta_fill_ = facts.backward_cta_fill;
-  const double sm_clocks = hw.core.frequency_hz * hw.core.num_sms;
+  const double sm_clocks = hw.core.frequency_hz * clock * hw.core.num_sms;
   sfu_ops_per_s_ = hw.core.sfu_ops_per_cycle_per_sm * sm_clocks;
   fp32_ops_per_s_ = hw.core.fp32_ops_per_cycle_per_sm * sm_clocks;
   softmax_overlap_ = hw.sw.attention_softmax_overlap.value_or(facts.softmax_overlap.value_or(0.0));

@@ -147,6 +147,16 @@ CoreSpec read_core(const Cursor& core) {
   out.max_cluster_size = core.child("max_cluster_size").small_integer();
   out.static_power_w = core.child("static_power").real();
   out.max_power_w = core.child("max_power").real();
+  if (const Cursor limit = core.child("power_limit"); limit.present()) {
+    out.power_limit_w = limit.real();
+    if (!(out.max_power_w > out.static_power_w) || !(out.power_limit_w > out.static_power_w) ||
+        out.power_limit_w > out.max_power_w) {
+      limit.fail(fmt::format("a power limit of {:g} W needs static_power < power_limit <= max_power (here {:g} W and "
+                             "{:g} W)",
+                             out.power_limit_w, out.static_power_w, out.max_power_w),
+                 "set tech_param.core.max_power and static_power, and a limit between them, or drop power_limit");
+    }
+  }
   out.sfu_ops_per_cycle_per_sm = core.child("sfu_ops_per_cycle_per_sm").real();
   out.fp32_ops_per_cycle_per_sm = core.child("fp32_ops_per_cycle_per_sm").real();
   if (out.mma_threads % 32 != 0) {

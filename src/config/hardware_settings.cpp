@@ -215,6 +215,10 @@ std::vector<Setting> hardware_settings() {
        "[rapidllm] power drawn regardless of work (idle/leakage), per GPU; 0 = not described", {}, 0.0, 1e5},
       {"tech_param.core.max_power", H, ValueKind::real, "W", "0",
        "[rapidllm] board power limit (TDP), per GPU; predictions above it warn; 0 = not described", {}, 0.0, 1e5},
+      {"tech_param.core.power_limit", H, ValueKind::real, "W", "null",
+       "[rapidllm] an enforced power cap below max_power (nvidia-smi -pl): compute-bound kernels clock down as "
+       "((limit - static_power) / (max_power - static_power))^(1/3); absent = max_power",
+       {}, 0.0, 1e5, true},
       {"tech_param.core.dataflow", H, ValueKind::choice, "", "best",
        "GEMM dataflow: `best`, the tile search's fastest schedule (the only one modelled: RAPID-LLM's fixed "
        "weight/activation/output-stationary choices wst/ast/ost are refused, not silently replaced)",

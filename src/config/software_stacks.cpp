@@ -102,7 +102,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     },
     {"torchtitan",
      "PyTorch torchtitan (FSDP2, torch.compile, async TP), 2024-2025 nightlies",
-     0.63,  // [CAL stack.torchtitan.compute_efficiency]
+     0.706,  // [CAL stack.torchtitan.compute_efficiency]
      kTrainingLaunchGap,
      AttentionKernel::flash2,  // PyTorch SDPA's FlashAttention-2 backend
      "training.csv rows of torchtitan",

@@ -1,5 +1,6 @@
 // Names of the spec enums as they are spelled in configs and reports, and small
 // accessors of the spec structs.
+#include <cmath>
 #include <optional>
 #include <string_view>
 
@@ -172,16 +173,23 @@ FusedAttentionFacts CoreSpec::attention_facts(AttentionKernel kernel, DType dtyp
   return {share, share, std::nullopt, 0.0, 0.0};
 }
 
+double CoreSpec::power_capped_clock_factor() const {
+  if (!(power_limit_w > 0.0) || !(power_limit_w < max_power_w)) return 1.0;
+  return std::cbrt((power_limit_w - static_power_w) / (max_power_w - static_power_w));
+}
+
 double CoreSpec::energy_per_flop(DType dtype) const {
   const auto it = dtype_flop_scale.find(dtype);
-  return it == dtype_flop_scale.end() ? energy_per_flop_j : energy_per_flop_j / it->second;
+  // The energy of a switching op goes as V^2, the voltage in step with the capped clock.
+  const double volts = power_capped_clock_factor();
+  return (it == dtype_flop_scale.end() ? energy_per_flop_j : energy_per_flop_j / it->second) * volts * volts;
 }
 
 std::optional<double> CoreSpec::achievable_flops_per_s(DType dtype) const {
   const auto peak = peak_flops_per_s(dtype);
   if (!peak) return std::nullopt;
   const auto it = dtype_util.find(dtype);
-  return *peak * (it == dtype_util.end() ? util : it->second);
+  return *peak * (it == dtype_util.end() ? util : it->second) * power_capped_clock_factor();
 }
 
 const NetworkDimension* NetworkSpec::dimension_for(Parallelism p) const {

@@ -10,7 +10,7 @@ std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matm
   f.add(static_cast<int>(matmul_dtype));
   const CoreSpec& c = hw.core;
   for (double v : {c.frequency_hz, c.flop_per_cycle_per_tensor_core, c.util, c.sfu_ops_per_cycle_per_sm,
-                   c.fp32_ops_per_cycle_per_sm, c.energy_per_flop_j}) {
+                   c.fp32_ops_per_cycle_per_sm, c.energy_per_flop_j, c.power_capped_clock_factor()}) {
     f.add(v);
   }
   for (int v : {c.num_sms, c.tensor_cores_per_sm, c.fma_d1, c.fma_d2, c.mma_threads, c.max_cluster_size}) f.add(v);

@@ -83,6 +83,8 @@ json hardware_json(const HardwareSpec& hw) {
                {"dtype_flop_scale", scale},
                {"dtype_util", dtype_util},
                {"fused_attention", fused_attention}};
+  // Only when set: an uncapped device keeps the config hash it always had.
+  if (hw.core.power_limit_w > 0.0) core["power_limit_w"] = hw.core.power_limit_w;
   json memory = json::array();
   for (const auto& m : hw.memory) {
     memory.push_back({{"name", m.name},

@@ -1,5 +1,8 @@
 #include "validate/device_map.hpp"
 
+#include <algorithm>
+#include <regex>
+
 #include <fmt/format.h>
 
 #include "parallel/placement.hpp"
@@ -12,6 +15,14 @@ namespace rapidllm::validate {
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 bool has(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
+
+// "500W power limit" in a row's GPU description: the cap its boards ran under.
+std::optional<double> stated_power_limit_w(const std::string& gpu) {
+  static const std::regex limit(R"((\d+)\s*W power limit)");
+  std::smatch m;
+  if (!std::regex_search(gpu, m, limit)) return std::nullopt;
+  return std::stod(m[1].str());
+}
 }  // namespace
 
 std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string& config_dir,
@@ -26,6 +37,7 @@ std::optional<HardwareSpec> device_for(const std::string& gpu, const std::string
       hw.memory.back().size_bytes = 96 * kGiB;
       hw.memory.back().bandwidth_bytes_per_s = 2.4e12;
     }
+    if (const auto cap = stated_power_limit_w(gpu)) hw.core.power_limit_w = std::min(*cap, hw.core.max_power_w);
     return hw;
   }
   if (has(gpu, "H800")) {

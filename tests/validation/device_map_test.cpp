@@ -25,6 +25,17 @@ TEST(DeviceMap, H200IsTheH100DieWithTheH200Memory) {
   EXPECT_DOUBLE_EQ(h200->network.dimensions.front().util, h100->network.dimensions.front().util);
 }
 
+// Meta's Grand Teton H100s: 96 GB of HBM2e and a 500 W cap, as the torchtitan rows state.
+TEST(DeviceMap, AStatedPowerLimitCapsTheBoard) {
+  std::string reason;
+  const auto teton = device_for("H100 (96GB HBM2e, 2.4TB/s, 500W power limit; Grand Teton)", kConfigs, {}, reason);
+  const auto dgx = device_for("H100-SXM5-80GB (HBM3)", kConfigs, {}, reason);
+  ASSERT_TRUE(teton && dgx) << reason;
+  EXPECT_DOUBLE_EQ(teton->core.power_limit_w, 500.0);
+  EXPECT_DOUBLE_EQ(teton->dram().bandwidth_bytes_per_s, 2.4e12);
+  EXPECT_EQ(dgx->core.power_limit_w, 0.0);
+}
+
 TEST(DeviceMap, AnUnshippedGpuIsSkippedWithItsName) {
   std::string reason;
   EXPECT_FALSE(device_for("V100-SXM3-32GB (DGX-2)", kConfigs, {}, reason));

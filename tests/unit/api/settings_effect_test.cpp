@@ -207,6 +207,7 @@ std::vector<Probe> probes() {
       {"tech_param.core.fp32_ops_per_cycle_per_sm", &kTrain, {"tech_param.core.fp32_ops_per_cycle_per_sm=8"}},
       {"tech_param.core.static_power", &kTrain, {"tech_param.core.static_power=120"}},
       {"tech_param.core.max_power", &kTrain, {"tech_param.core.max_power=100"}},
+      {"tech_param.core.power_limit", &kTrain, {"tech_param.core.power_limit=500"}},
       {"tech_param.core.util", &kTrain, {"tech_param.core.util=0.4"}},
       {"tech_param.core.dtype_flop_scale.fp8", &kTrainFp8, {"tech_param.core.dtype_flop_scale.fp8=4"}},
       {"tech_param.core.dtype_flop_scale.fp32", &kGemmFp32, {"tech_param.core.dtype_flop_scale.fp32=1"}},

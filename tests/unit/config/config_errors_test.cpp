@@ -97,6 +97,23 @@ TEST(ConfigErrors, WrongTypeNamesKeyAndExpectation) {
   EXPECT_THAT(e.problem(), HasSubstr("'many'"));
 }
 
+// A power cap the device cannot be held to: above its TDP, or on a file that describes no
+// power at all.
+TEST(ConfigErrors, PowerLimitOutsideTheBoardsRangeIsRefused) {
+  const ConfigError undescribed = load_error(kHardware, {"tech_param.core.power_limit=300"});
+  EXPECT_EQ(undescribed.key_path(), "tech_param.core.power_limit");
+  EXPECT_THAT(undescribed.problem(), HasSubstr("static_power < power_limit <= max_power"));
+  EXPECT_THAT(undescribed.hint(), HasSubstr("set tech_param.core.max_power and static_power"));
+  const ConfigError above = load_error(
+      kHardware, {"tech_param.core.max_power=400", "tech_param.core.static_power=60", "tech_param.core.power_limit=450"});
+  EXPECT_EQ(above.key_path(), "tech_param.core.power_limit");
+  EXPECT_THAT(above.problem(), HasSubstr("450 W"));
+  TempYaml file(kHardware);
+  const HardwareSpec within = load_hardware(
+      file.path(), {"tech_param.core.max_power=400", "tech_param.core.static_power=60", "tech_param.core.power_limit=300"});
+  EXPECT_DOUBLE_EQ(within.core.power_limit_w, 300.0);
+}
+
 // `key: null` is neither the default nor silently fine: the error names the key at its own
 // line (it used to point at the parent's), and says how to get the default.
 TEST(ConfigErrors, NullIsAnErrorAtItsOwnLine) {
