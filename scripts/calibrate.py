@@ -158,6 +158,10 @@ STACK_FITS = {
         ('compute_efficiency', 0.3, 1.0, [
             ('training', 'dgxc', 'step_time_s', on('megatron-core', bf16, h100, dense)),
             ('training', 'megatron-bridge', 'tokens_per_s_per_gpu', on('megatron-core', bf16, h100, dense))]),
+        # The host loop over the local experts: only the mixture-of-experts rows run it.
+        ('expert_call_overhead', 0.0, 200.0, [
+            ('training_moe', 'dgxc', 'step_time_s', on('megatron-core')),
+            ('training_moe', 'megatron-bridge', 'tokens_per_s_per_gpu', on('megatron-core'))]),
     ],
     'nemo-24': [
         ('compute_efficiency', 0.3, 1.0, [
@@ -225,7 +229,8 @@ STACK_KEYS = {'compute_efficiency': 'sw_param.compute_efficiency={}',
               'decode_kv_passes': 'sw_param.decode_kv_passes={}',
               'pipelined_tp_wait': 'sw_param.pipelined_tp_wait={} us',
               'pipelined_tp_wait_per_rank': 'sw_param.pipelined_tp_wait_per_rank={} us',
-              'micro_batch_overhead': 'sw_param.micro_batch_overhead={} s'}
+              'micro_batch_overhead': 'sw_param.micro_batch_overhead={} s',
+              'expert_call_overhead': 'sw_param.expert_call_overhead={} us'}
 
 TAG = re.compile(r'^(\s*[\w-]+:\s*)([0-9.eE+-]+)(\s*(?:us)?\s*#\s*\[CAL (\w+)\].*)$')
 # A copy of another device's fitted value, tagged `# [H100 name]`: rewritten with it.

@@ -120,6 +120,13 @@ struct SoftwareSpec {
   // the trainer and its sharding wrapper. Training only. The profile's unless given.
   double micro_batch_overhead_s = 0.0;
   bool micro_batch_overhead_given = false;
+  // Host time of each call a mixture-of-experts layer makes per local expert: Transformer
+  // Engine's GroupedLinear quantizes each expert's rows and runs each expert's GEMM as its
+  // own cuBLAS call, in a host loop. A pass over the experts takes at least calls x this
+  // (the GPU waits on the loop: the token dispatch has just synchronised the host with it).
+  // 0 = one grouped kernel per pass. The profile's unless given.
+  double expert_call_overhead_s = 0.0;
+  bool expert_call_overhead_given = false;
 };
 
 // One fused-attention kernel family on one GPU. A CTA owns a tile of queries (forward) or of

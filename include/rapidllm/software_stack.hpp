@@ -49,6 +49,9 @@ struct SoftwareStackProfile {
   // Host time its trainer adds to every micro-batch, the GPUs idle
   // (SoftwareSpec::micro_batch_overhead_s).
   double micro_batch_overhead_s = 0.0;
+  // Host time of each per-expert call its mixture-of-experts layers make (0: one grouped
+  // kernel per pass; SoftwareSpec::expert_call_overhead_s).
+  double expert_call_overhead_s = 0.0;
 };
 
 // A bucket no model fills: the gradients are reduced in one piece after backward.

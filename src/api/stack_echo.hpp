@@ -14,7 +14,8 @@ inline io::ReportHeader::Stack stack_echo(const SoftwareSpec& spec, RunType run_
   return {sw.stack.empty() ? std::string("(none)") : sw.stack, sw.compute_efficiency,
           std::string(to_string(sw.attention_kernel)), sw.kernel_launch_overhead_s, sw.pipeline_transfer_stall_s,
           sw.dp_bucket_params, sw.decode_kv_passes, sw.pipelined_tp_wait_s, sw.pipelined_tp_wait_per_rank_s,
-          sw.zero_gather_overlap, std::string(to_string(sw.cross_entropy)), sw.micro_batch_overhead_s};
+          sw.zero_gather_overlap, std::string(to_string(sw.cross_entropy)), sw.micro_batch_overhead_s,
+          sw.expert_call_overhead_s};
 }
 
 }  // namespace rapidllm::detail

@@ -9,6 +9,7 @@ OpCoster::OpCoster(const HardwareSpec& hw, DType dtype, DType matmul_dtype)
       attention_(hw, dtype),
       energy_(hw),
       launch_s_(hw.sw.kernel_launch_overhead_s),
+      expert_call_s_(hw.sw.expert_call_overhead_s),
       dram_bytes_per_s_(hw.dram().bandwidth_bytes_per_s * hw.dram().util),
       dram_latency_s_(hw.dram().latency_s) {
   if (dtype != matmul_dtype) format_gemms_.emplace(GemmTileModel(hw, dtype, hw.sw.compute_efficiency));
@@ -27,6 +28,10 @@ double OpCoster::gemm_s(CachedGemmModel& model, const GemmShape& shape) {
 
 OpTime OpCoster::time(const model::Op& op) {
   OpTime t;
+  // A host loop over the experts: each pass lasts at least its calls (the dispatch before it
+  // synchronised the host with the GPU, so nothing was queued ahead).
+  const double calls_s = static_cast<double>(op.expert_calls) * expert_call_s_;
+  const auto looped = [calls_s](double body_s) { return std::max(body_s, calls_s); };
   switch (op.kind) {
     case model::OpKind::gemm: {
       // C[M x N] = A[M x K] W[K x N]; dA = dC W^T is M x K over N, dW = A^T dC is K x N over M.
@@ -34,9 +39,9 @@ OpTime OpCoster::time(const model::Op& op) {
       const GemmShape dgrad{g.m, g.k, g.n, g.batch};
       const GemmShape wgrad{g.k, g.n, g.m, g.batch};
       CachedGemmModel& model = op.in_tensor_format && format_gemms_ ? *format_gemms_ : gemms_;
-      t.forward_s = gemm_s(model, g);
-      t.weight_grad_s = gemm_s(model, wgrad);
-      t.backward_s = gemm_s(model, dgrad) + t.weight_grad_s;
+      t.forward_s = looped(gemm_s(model, g));
+      t.weight_grad_s = looped(gemm_s(model, wgrad));
+      t.backward_s = looped(gemm_s(model, dgrad)) + t.weight_grad_s;
       t.forward_energy = energy_.gemm(model.estimate(g));
       t.backward_energy = energy_.gemm(model.estimate(dgrad));
       t.backward_energy += energy_.gemm(model.estimate(wgrad));
@@ -54,8 +59,8 @@ OpTime OpCoster::time(const model::Op& op) {
       break;
     }
     case model::OpKind::memory:
-      t.forward_s = memory_kernel_s(op.forward_bytes, op.forward_kernels);
-      t.backward_s = op.backward_bytes > 0 ? memory_kernel_s(op.backward_bytes, op.backward_kernels) : 0.0;
+      t.forward_s = looped(memory_kernel_s(op.forward_bytes, op.forward_kernels));
+      t.backward_s = op.backward_bytes > 0 ? looped(memory_kernel_s(op.backward_bytes, op.backward_kernels)) : 0.0;
       t.forward_energy = energy_.streaming(0.0, op.forward_bytes);
       t.backward_energy = energy_.streaming(0.0, op.backward_bytes);
       break;

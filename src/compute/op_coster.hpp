@@ -49,6 +49,7 @@ class OpCoster {
   AttentionModel attention_;
   energy::OpEnergyModel energy_;
   double launch_s_ = 0.0;
+  double expert_call_s_ = 0.0;  // host time per per-expert call (SoftwareSpec::expert_call_overhead_s)
   double dram_bytes_per_s_ = 0.0;
   double dram_latency_s_ = 0.0;
 };

@@ -73,6 +73,10 @@ SoftwareSpec read_software(const Cursor& sw) {
     out.micro_batch_overhead_s = host.duration_s();
     out.micro_batch_overhead_given = true;
   }
+  if (const Cursor host = sw.child("expert_call_overhead"); host.present()) {
+    out.expert_call_overhead_s = host.duration_s();
+    out.expert_call_overhead_given = true;
+  }
   if (const Cursor wait = sw.child("pipelined_tp_wait_per_rank"); wait.present()) {
     out.pipelined_tp_wait_per_rank_s = wait.duration_s();
     out.pipelined_tp_wait_per_rank_given = true;

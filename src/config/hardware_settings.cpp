@@ -132,6 +132,11 @@ std::vector<Setting> hardware_settings() {
        "[rapidllm] host time the trainer adds to every micro-batch with the GPUs idle (its per-micro-batch "
        "bookkeeping and synchronisation; training only; absent: the framework profile's)",
        {}, 0.0, 100.0, true},
+      {"sw_param.expert_call_overhead", H, ValueKind::duration, "s", "null",
+       "[rapidllm] host time of each per-expert call of a mixture-of-experts layer (Transformer Engine's "
+       "GroupedLinear: a quantize and a GEMM call per local expert); a pass over the experts lasts at least "
+       "calls x this (absent: the framework profile's; 0 = one grouped kernel)",
+       {}, 0.0, 1e-2, true},
       {"sw_param.zero_gather_overlap", H, ValueKind::boolean, "", "null",
        "[rapidllm] ZeRO >= 1: whether the parameter all-gather after the optimizer runs behind the next step's "
        "forward (true: Megatron's distributed optimizer) or before the next step starts (false: nanotron's "

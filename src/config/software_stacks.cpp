@@ -28,7 +28,19 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      kTrainingLaunchGap,
      AttentionKernel::flash3,  // cuDNN fused attention through Transformer Engine
      "training.csv rows of dgxc (NeMo/Megatron-Core recipes) and megatron-bridge on H100, dense, BF16; FP8 and "
-     "Blackwell rows are predicted, not fitted"},
+     "Blackwell rows are predicted, not fitted; the expert call time on the mixture-of-experts rows of both",
+     0.0,   // asynchronous pipeline sends
+     40e6,  // Megatron's gradient bucket
+     1.0,   // (training only)
+     0.0,   // no pipelined TP wait
+     0.0,
+     true,  // the distributed optimizer gathers parameters behind the next forward
+     CrossEntropyKernel::fused,  // Megatron-Bridge's cross_entropy_fusion_impl: te
+     0.0,   // no host time per micro-batch beyond its kernels
+     // Its MoE layers run Transformer Engine's GroupedLinear (TEGroupedMLP): split_quantize
+     // and general_grouped_gemm loop over the local experts on the host, a quantize and a
+     // cuBLAS call each (transformer_engine/pytorch/module/grouped_linear.py, TE 2.9).
+     53.36 * kUs},  // [CAL stack.megatron-core.expert_call_overhead]
     {"nemo-24",
      "NeMo 24.x on Megatron-Core r0.5-0.8 with Transformer Engine (2024 releases)",
      0.683,  // [CAL stack.nemo-24.compute_efficiency]
@@ -247,6 +259,7 @@ void apply_software_stack(SoftwareSpec& sw, RunType run_type) {
   if (!sw.zero_gather_overlap_given) sw.zero_gather_overlap = profile->zero_gather_overlap;
   if (!sw.cross_entropy_given) sw.cross_entropy = profile->cross_entropy;
   if (!sw.micro_batch_overhead_given) sw.micro_batch_overhead_s = profile->micro_batch_overhead_s;
+  if (!sw.expert_call_overhead_given) sw.expert_call_overhead_s = profile->expert_call_overhead_s;
 }
 
 bool stack_resolved_for(const SoftwareSpec& sw, RunType run_type) {

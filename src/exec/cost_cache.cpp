@@ -26,6 +26,7 @@ std::uint64_t kernel_fingerprint(const HardwareSpec& hw, DType dtype, DType matm
     for (double v : {m.size_bytes, m.bandwidth_bytes_per_s, m.latency_s, m.util, m.dynamic_energy_per_bit_j}) f.add(v);
   }
   f.add(hw.sw.kernel_launch_overhead_s);
+  f.add(hw.sw.expert_call_overhead_s);
   f.add(hw.sw.compute_efficiency);
   f.add(static_cast<int>(hw.sw.attention_kernel));
   for (const auto& [kernel, facts] : c.attention) {

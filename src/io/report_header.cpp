@@ -35,7 +35,8 @@ nlohmann::json header_json(const ReportHeader& header) {
                              {"pipelined_tp_wait_per_rank_s", s->pipelined_tp_wait_per_rank_s},
                              {"zero_gather_overlap", s->zero_gather_overlap},
                              {"cross_entropy", s->cross_entropy},
-                             {"micro_batch_overhead_s", s->micro_batch_overhead_s}};
+                             {"micro_batch_overhead_s", s->micro_batch_overhead_s},
+                             {"expert_call_overhead_s", s->expert_call_overhead_s}};
   }
   return out;
 }
@@ -69,6 +70,9 @@ std::string header_line(const ReportHeader& header) {
     if (s->cross_entropy == "megatron-unfused") out += ", Megatron's unfused cross-entropy on an fp32 copy";
     if (s->micro_batch_overhead_s > 0.0) {
       out += fmt::format(", {:.3g} ms host time per micro-batch", s->micro_batch_overhead_s * 1e3);
+    }
+    if (s->expert_call_overhead_s > 0.0) {
+      out += fmt::format(", {:.3g} us host time per expert call", s->expert_call_overhead_s * 1e6);
     }
     out += "\n";
   }

@@ -36,6 +36,7 @@ struct ReportHeader {
     bool zero_gather_overlap = true;
     std::string cross_entropy;
     double micro_batch_overhead_s = 0.0;
+    double expert_call_overhead_s = 0.0;
   };
   std::optional<Stack> software_stack;
 };

@@ -51,6 +51,7 @@ json hardware_json(const HardwareSpec& hw) {
              {"pipelined_tp_wait_per_rank_s", hw.sw.pipelined_tp_wait_per_rank_s},
              {"zero_gather_overlap", hw.sw.zero_gather_overlap},
              {"micro_batch_overhead_s", hw.sw.micro_batch_overhead_s},
+             {"expert_call_overhead_s", hw.sw.expert_call_overhead_s},
              {"dp_microbatch", hw.sw.dp_microbatch == DpMicrobatchSync::last_mb ? "last_mb" : "every_mb"}};
   json scale = json::object();
   for (const auto& [d, s] : hw.core.dtype_flop_scale) scale[std::string(dtype_name(d))] = s;

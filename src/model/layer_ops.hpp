@@ -68,6 +68,10 @@ struct Op {
   // kind memory: kernels each pass launches (1 fused; an eager op sequence, one per op).
   int forward_kernels = 1;
   int backward_kernels = 1;
+  // Mixture-of-experts ops: the experts the op is one call per (a GEMM: each pass, dgrad and
+  // wgrad each; FP8 casts: each pass), where the stack loops over them on the host
+  // (SoftwareSpec::expert_call_overhead_s); 0 = not a per-expert op.
+  std::int64_t expert_calls = 0;
 };
 
 // Per-rank extents of one micro-batch.

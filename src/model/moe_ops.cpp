@@ -69,16 +69,27 @@ void append_moe_ops(const LlmDims& d, const LocalShape& s, std::vector<Op>& ops)
   const double act = rows * as_double(load.ffn);
   const bool gated = d.mlp == MlpKind::swiglu;
   const std::int64_t up_width = (gated ? 2 : 1) * load.ffn;
+  // A stack that loops over the experts calls each one's quantize and GEMM on its own
+  // (expert_calls; the coster charges them where the stack says so).
+  const auto per_expert = [&ops](std::int64_t experts) { ops.back().expert_calls = experts; };
   for (const auto& g : load.groups) {
     ops.push_back(gemm_op("moe_expert_up", OpClass::experts, TpRole::none, g.rows, up_width, d.hidden, g.experts));
+    per_expert(g.experts);
   }
-  if (s.fp8_linears) ops.push_back(fp8_casts("moe_expert_up_fp8_casts", rows, d.hidden, up_width, false));
+  if (s.fp8_linears) {
+    ops.push_back(fp8_casts("moe_expert_up_fp8_casts", rows, d.hidden, up_width, false));
+    per_expert(load.local_experts);
+  }
   ops.push_back(gated ? swiglu_op("moe_swiglu", OpClass::elementwise, act, s)
                       : memory_op("moe_gelu", OpClass::elementwise, 2 * act, 3 * act, eb));
   for (const auto& g : load.groups) {
     ops.push_back(gemm_op("moe_expert_down", OpClass::experts, TpRole::none, g.rows, d.hidden, load.ffn, g.experts));
+    per_expert(g.experts);
   }
-  if (s.fp8_linears) ops.push_back(fp8_casts("moe_expert_down_fp8_casts", rows, load.ffn, d.hidden, false));
+  if (s.fp8_linears) {
+    ops.push_back(fp8_casts("moe_expert_down_fp8_casts", rows, load.ffn, d.hidden, false));
+    per_expert(load.local_experts);
+  }
   // Un-permute: weight each copy by its router probability and sum them per token.
   ops.push_back(memory_op(kMoeUnpermute, OpClass::router, copies + rt * h, 2.0 * copies + rt * h, eb));
   if (m.n_shared_experts > 0) {

@@ -168,6 +168,7 @@ std::vector<Probe> probes() {
       {"sw_param.elementwise_kernels", &kTrain, {"sw_param.elementwise_kernels=eager"}},
       {"sw_param.cross_entropy", &kTrain, {"sw_param.cross_entropy=eager"}},
       {"sw_param.micro_batch_overhead", &kTrain, {"sw_param.micro_batch_overhead=50 ms"}},
+      {"sw_param.expert_call_overhead", &kMoe, {"sw_param.expert_call_overhead=1 ms"}},
       // ---- tech_param.core ----
       {"tech_param.core.operating_frequency", &kTrain, {"tech_param.core.operating_frequency=1.5 GHz"}},
       {"tech_param.core.num_bundles", &kTrain, {"tech_param.core.num_bundles=100"}},
