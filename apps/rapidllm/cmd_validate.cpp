@@ -1,5 +1,5 @@
 // rapidllm validate [--data DIR] [--configs DIR] [--source NAME] [--set a.b=v ...] [--cases]
-//                  [--format table|json|csv]
+//                  [--explain ROW] [--format table|json|csv]
 #include <filesystem>
 #include <memory>
 
@@ -14,6 +14,7 @@ struct ValidateOptions {
   std::string configs;
   std::string source;
   bool cases = false;
+  std::string explain;
   std::vector<std::string> sets;
   OutputOptions output;
 };
@@ -41,14 +42,21 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--configs", o->configs, "folder of the device configs (default: configs)");
   cmd->add_option("--source", o->source, "only sources whose short name contains this (e.g. dgxc, lmdeploy)");
   cmd->add_flag("--cases", o->cases, "list every compared case in the table, not only the summary");
+  cmd->add_option("--explain", o->explain,
+                  "predict one training row (e.g. T0026, NT0181) and report it as `predict` does: the step's "
+                  "breakdown, memory and energy on the scenario its case is built from");
   // What-if over the whole ground truth (e.g. --set sw_param.compute_efficiency=0.7): hardware
   // keys, applied to every device config after each row's software-stack profile is chosen.
   add_set_option(*cmd, o->sets);
   add_output_options(*cmd, o->output);
   cmd->callback([o] {
-    const ValidationRun run = run_validation(o->data.empty() ? repo_path("validation/data") : o->data,
-                                             o->configs.empty() ? repo_path("configs") : o->configs, o->source,
-                                             o->sets);
+    const std::string data = o->data.empty() ? repo_path("validation/data") : o->data;
+    const std::string configs = o->configs.empty() ? repo_path("configs") : o->configs;
+    if (!o->explain.empty()) {
+      write_prediction(validation_row_scenario(data, configs, o->explain, o->sets), o->output, {}, false);
+      return;
+    }
+    const ValidationRun run = run_validation(data, configs, o->source, o->sets);
     write_output(render_validation(run, format_of(o->output), o->cases), o->output.path);
   });
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rapidllm/output_format.hpp"
+#include "rapidllm/scenario.hpp"
 
 namespace rapidllm {
 
@@ -25,6 +26,15 @@ class ValidationRun;
 [[nodiscard]] ValidationRun run_validation(const std::string& data_dir, const std::string& configs_dir,
                                            const std::string& source_filter = "",
                                            const std::vector<std::string>& overrides = {});
+
+// The scenario one training row is predicted on, for `rapidllm validate --explain ROW`: a
+// training.csv row ("T0026") or a nanotron_h100.csv run ("NT0181"), from the same device
+// config, profile and plan its case uses; predict() on it gives the case's prediction with
+// its breakdown. Throws Error when no training row has that id (inference, collective and
+// memory rows are compared through other paths) or the row cannot be modelled.
+[[nodiscard]] Scenario validation_row_scenario(const std::string& data_dir, const std::string& configs_dir,
+                                               const std::string& row_id,
+                                               const std::vector<std::string>& overrides = {});
 
 // The per-source summary, and with list_cases every case (table only; JSON and CSV always
 // hold every case).

@@ -5,6 +5,7 @@
 // reason, one that cannot run as failed. One PredictionCache serves every row.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,5 +35,12 @@ struct CaseInputs {
 
 // Every file's cases (only in.source's, when it names one).
 [[nodiscard]] std::vector<CaseResult> all_cases(const CaseInputs& in);
+
+// The scenario one training row is predicted on (rapidllm validate --explain), named after
+// the row and its case description: a training.csv row ("T0026") or a nanotron_h100.csv
+// run ("NT0181"). nullopt when the id is neither; Error naming the reason when the row
+// cannot be modelled.
+[[nodiscard]] std::optional<Scenario> training_row_scenario(const CaseInputs& in, const std::string& row_id);
+[[nodiscard]] std::optional<Scenario> nanotron_row_scenario(const CaseInputs& in, const std::string& row_id);
 
 }  // namespace rapidllm::validate

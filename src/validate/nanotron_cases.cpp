@@ -109,13 +109,8 @@ std::vector<CaseResult> row_cases(const NanotronRow& r, const HardwareSpec& h100
   return cases;
 }
 
-}  // namespace
-
-std::vector<CaseResult> nanotron_cases(const CaseInputs& in, PredictionCache& cache) {
-  std::vector<CaseResult> out;
-  const std::string path = in.data_dir + "/nanotron_h100.csv";
-  // Another ground-truth folder (--data) need not have the benchmark.
-  if (!std::filesystem::exists(path)) return out;
+// The benchmark's cluster: the shipped H100 file with the cluster's inter-node step.
+HardwareSpec nanotron_device(const CaseInputs& in) {
   std::string reason;
   auto h100 = device_for("H100-SXM5-80GB", in.config_dir, in.overrides, reason);
   if (!h100) throw Error("nanotron_h100.csv: " + reason);
@@ -124,11 +119,39 @@ std::vector<CaseResult> nanotron_cases(const CaseInputs& in, PredictionCache& ca
   if (h100->network.dimensions.size() == 2) {
     h100 = device_for("H100-SXM5-80GB", in.config_dir, nanotron_cluster_overrides(in.overrides), reason);
   }
+  return *h100;
+}
+
+}  // namespace
+
+std::vector<CaseResult> nanotron_cases(const CaseInputs& in, PredictionCache& cache) {
+  std::vector<CaseResult> out;
+  const std::string path = in.data_dir + "/nanotron_h100.csv";
+  // Another ground-truth folder (--data) need not have the benchmark.
+  if (!std::filesystem::exists(path)) return out;
+  const HardwareSpec h100 = nanotron_device(in);
   for (const NanotronRow& r : read_nanotron_rows(path)) {
     if (!in.wanted("nanotron-" + r.size)) continue;
-    for (auto& c : row_cases(r, *h100, cache)) out.push_back(std::move(c));
+    for (auto& c : row_cases(r, h100, cache)) out.push_back(std::move(c));
   }
   return out;
+}
+
+std::optional<Scenario> nanotron_row_scenario(const CaseInputs& in, const std::string& row_id) {
+  const std::string path = in.data_dir + "/nanotron_h100.csv";
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  for (const NanotronRow& r : read_nanotron_rows(path)) {
+    const CaseResult named = base(r, "training", "tokens_per_s_per_gpu");
+    if (named.row_id != row_id) continue;
+    Scenario s = nanotron_scenario(r, nanotron_device(in));
+    std::string reason;
+    if (!nanotron_network(r, s.hardware, reason)) {
+      throw InfeasibleError(fmt::format("{} cannot be modelled: {}", row_id, reason));
+    }
+    s.model_file = fmt::format("{} (nanotron-{} {})", row_id, r.size, named.description);
+    return s;
+  }
+  return std::nullopt;
 }
 
 }  // namespace rapidllm::validate

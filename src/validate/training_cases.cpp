@@ -235,6 +235,19 @@ CaseResult compare(const CsvRow& r, const CaseInputs& in, PredictionCache& cache
 
 }  // namespace
 
+std::optional<Scenario> training_row_scenario(const CaseInputs& in, const std::string& row_id) {
+  for (const auto& row : read_csv(in.data_dir + "/training.csv")) {
+    if (row.text("row_id") != row_id) continue;
+    std::string reason;
+    auto built = scenario(row, in, reason);
+    if (!built) throw InfeasibleError(fmt::format("{} cannot be modelled: {}", row_id, reason));
+    built->scenario.model_file = fmt::format("{} ({} on {} x {}{}{})", row_id, row.text("model"), row.text("num_gpus"),
+                                             row.text("gpu"), built->note.empty() ? "" : "; ", built->note);
+    return std::move(built->scenario);
+  }
+  return std::nullopt;
+}
+
 std::vector<CaseResult> training_cases(const CaseInputs& in, PredictionCache& cache) {
   std::vector<CaseResult> out;
   for (const auto& row : read_csv(in.data_dir + "/training.csv")) {
