@@ -20,7 +20,7 @@ from . import _errors  # first: the compiled module raises its classes
 from ._errors import ConfigError, Error, InfeasibleError, RapidllmWarning
 from . import _core
 from ._api import (Scenario, collective, engine_profiles, load_scenario, predict, serve, settings, sweep,
-                   validate)
+                   validate, validation_scenario)
 from ._frames import to_frame
 from ._overrides import keywords
 from ._sources import ConfigText, HfModel, import_hf
@@ -30,5 +30,5 @@ __version__: str = _core.__version__
 __all__ = [
     "ConfigError", "ConfigText", "Error", "HfModel", "InfeasibleError", "RapidllmWarning", "Scenario",
     "collective", "engine_profiles", "import_hf", "keywords", "load_scenario", "predict", "serve", "settings",
-    "sweep", "to_frame", "validate", "__version__",
+    "sweep", "to_frame", "validate", "validation_scenario", "__version__",
 ]

@@ -235,6 +235,22 @@ def validate(*, data_dir: str | os.PathLike[str] | None = None, configs_dir: str
     return _frames.frame(result["cases"]) if as_frame else result
 
 
+def validation_scenario(row: str, *, data_dir: str | os.PathLike[str] | None = None,
+                        configs_dir: str | os.PathLike[str] | None = None) -> Scenario:
+    """The scenario a training row of the ground truth is predicted on (``rapidllm validate
+    --explain ROW``): ``predict()`` on it gives the row's case, with its breakdown.
+
+    Args:
+        row: a training.csv row id (``"T0026"``) or a nanotron_h100.csv run (``"NT0181"``).
+        data_dir, configs_dir: as for :func:`validate`.
+
+    Raises:
+        ConfigError: no training row has that id; InfeasibleError: the row cannot be modelled.
+    """
+    return call(_core.validation_scenario, os.fspath(data_dir) if data_dir else _data_folder("validation/data"),
+                os.fspath(configs_dir) if configs_dir else _data_folder("configs"), row)
+
+
 _POOL = re.compile(r"([0-9]{1,6})xtp([0-9]{1,4})(?:pp([0-9]{1,4}))?")
 
 

@@ -35,11 +35,19 @@ std::string validate_json(const std::string& data_dir, const std::string& config
   return render_validation(run_validation(data, configs, source), OutputFormat::json, true);
 }
 
+Scenario row_scenario(const std::string& data_dir, const std::string& configs_dir, const std::string& row_id) {
+  const std::string data = folder(data_dir, "validation/data", "data_dir");
+  const std::string configs = folder(configs_dir, "configs", "configs_dir");
+  return validation_row_scenario(data, configs, row_id);
+}
+
 }  // namespace
 
 void bind_validate(py::module_& m) {
   m.def("validate", &validate_json, py::arg("data_dir"), py::arg("configs_dir"), py::arg("source"),
         "The validation run as `rapidllm validate --format json` prints it.");
+  m.def("validation_scenario", &row_scenario, py::arg("data_dir"), py::arg("configs_dir"), py::arg("row_id"),
+        "The scenario a training row is predicted on (`rapidllm validate --explain ROW`).");
   m.attr("source_dir") = std::string(RAPIDLLM_SOURCE_DIR);
 }
 

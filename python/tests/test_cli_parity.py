@@ -50,6 +50,10 @@ def test_validate(cli_json):
     assert rapidllm.validate(source="nccl") == cli_json("validate", "--source", "nccl")
 
 
+def test_validate_explain(cli_json):
+    assert rapidllm.predict(rapidllm.validation_scenario("T0026")) == cli_json("validate", "--explain", "T0026")
+
+
 def test_serve(cli_json):
     py = rapidllm.serve(HW_H100, LLAMA31_8B_INF, rate=20, requests=60, isl=(100, 400), osl=(20, 60), seed=3,
                         slo_ttft_s=0.2, tp=2)

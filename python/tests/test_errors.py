@@ -88,6 +88,16 @@ def test_infeasible_scenario(cli_error):
     assert "not divisible by tp = 3" in str(e.value)
 
 
+def test_explaining_a_row_that_is_not_a_training_row(cli_error):
+    with pytest.raises(rapidllm.ConfigError) as e:
+        rapidllm.validation_scenario("I0108")  # an inference row
+    assert e.value.key_path == "--explain" and "no training row 'I0108'" in e.value.problem
+    code, stderr = cli_error("validate", "--explain", "I0108")
+    assert code == 2 and "no training row 'I0108'" in stderr
+    with pytest.raises(rapidllm.InfeasibleError, match="no shipped device config"):
+        rapidllm.validation_scenario("T0011")  # a V100 row
+
+
 def test_wrong_source_type_is_a_type_error():
     with pytest.raises(TypeError, match="file path, a dict or rapidllm.ConfigText"):
         rapidllm.predict(42, LLAMA31_8B)
