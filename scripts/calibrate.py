@@ -221,7 +221,7 @@ STACK_FITS = {
     ],
 }
 STACKS_SOURCE = os.path.join(ROOT, 'src/config/software_stacks.cpp')
-STACK_TAG = re.compile(r'^(\s*)([0-9.eE+-]+)((?: \* kUs)?\}?,\s*//\s*\[CAL stack\.([\w-]+)\.(\w+)\].*)$')
+STACK_TAG = re.compile(r'^(\s*(?:\.\w+ = )?)([0-9.eE+-]+)((?: \* kUs)?\}?,\s*//\s*\[CAL stack\.([\w-]+)\.(\w+)\].*)$')
 # What validate --set says for a trial value of a profile constant.
 STACK_KEYS = {'compute_efficiency': 'sw_param.compute_efficiency={}',
               'kernel_launch_overhead': 'sw_param.kernel_launch_overhead={} us',
