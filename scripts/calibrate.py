@@ -348,10 +348,15 @@ def golden_section(objective, lo, hi):
     return round((a + b) / 2, 3)
 
 
-def only_source(params):
-    """The one source every filter of params names, else None."""
-    sources = {source for *_, filters in params for _, source, _, _ in filters}
-    return sources.pop() if len(sources) == 1 else None
+def run_sources(config_dir, sets, params):
+    """validate's cases of the sources params' filters name, one --source run each (a fit
+    predicts only the rows it reads); a case two names match is kept once."""
+    sources = sorted({source for *_, filters in params for _, source, _, _ in filters})
+    cases = {}
+    for source in sources:
+        for c in run_validate(config_dir, sets, source):
+            cases.setdefault((c['row_id'], c['metric']), c)
+    return list(cases.values())
 
 
 def fit(params, values, evaluate, rows, rounds=2):
@@ -407,7 +412,6 @@ def fit_stacks(names, rows, write):
     try:
         for stack in names:
             params = STACK_FITS[stack]
-            source = only_source(params)
             start = dict(current.get(stack, {}))
             devices = {name: device_constant(name) for name, *_ in params if device_constant(name)}
             for name, (device, tag) in devices.items():  # a kernel fact only this stack's rows show
@@ -417,7 +421,7 @@ def fit_stacks(names, rows, write):
                 for name, (device, tag) in devices.items():
                     write_values(os.path.join(configs, 'hardware', device + '.yaml'), {tag: values[name]})
                 sets = [STACK_KEYS[k].format(v) for k, v in values.items() if k not in devices]
-                return run_validate(configs, sets, source)
+                return run_sources(configs, sets, params)
 
             # Device shares fitted beside the stack's own constants trade against them along
             # a ridge: more rounds.
