@@ -127,6 +127,14 @@ NCCL_SWEEP = [('collective', 'dgxc-nccl', 'busbw_bytes_per_s', every)]
 # at 8 GiB over 4-8 GPUs (NVLS off), which fix the ring's share of the bandwidth. The NVLS
 # and size-sweep rows are all odd (held out): the protocol constants stay H100's.
 B200_NCCL = [('collective', 'stas00/ml-engineering', 'busbw_bytes_per_s', b200)]
+# One DGX A100's all-reduce sweep (Hetu-Galvatron's nccl-tests log, 1 MiB to 1 GiB): the
+# ring's share of the NVLink 3 bandwidth, from its sizes of 64 MiB and up, where the ring's
+# bandwidth is the time. Below, one process launched all 8 GPUs' kernels (-g 8), which
+# doubles the small-message times of a process per GPU; the LL latencies stay H100's.
+def bandwidth_bound(r): return int(r['size_bytes']) >= 64 * 2**20
+
+
+A100_NCCL = [('collective', 'AFDWang/Hetu-Galvatron', 'busbw_bytes_per_s', bandwidth_bound)]
 
 FITS = {
     'H100_SXM5_80GB': [
@@ -141,6 +149,8 @@ FITS = {
         ('nvlink_util', 0.4, 1.0, B200_NCCL),
     ],
     'A100_SXM4_80GB': [
+        # The TP collectives of the A100 rows below run on it: fitted first.
+        ('nvlink_util', 0.4, 1.0, A100_NCCL),
         # Decode at small batches: memory-bound, and the KV cache fits (larger batches run
         # in waves in TurboMind, which a static-batch model does not describe).
         ('dram_util', 0.3, 1.0, [('inference', 'lmdeploy-a100', 'tpot_s', small_batch)]),

@@ -55,7 +55,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {.name = "megatron-lm-2020",
      .description = "Megatron-LM v2 (2020): unfused attention (no FlashAttention), fused kernels of its day, "
                     "gradients all-reduced in one buffer after backward",
-     .compute_efficiency = 0.658,  // [CAL stack.megatron-lm-2020.compute_efficiency]
+     .compute_efficiency = 0.619,  // [CAL stack.megatron-lm-2020.compute_efficiency]
      .kernel_launch_overhead_s = kTrainingLaunchGap,
      .attention_kernel = AttentionKernel::flash2,  // its fused kernels predate Hopper
      .calibration = "training.csv rows of megatron-2020 on A100",
@@ -73,7 +73,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
      .description = "Megatron-DeepSpeed (Megatron-LM's model code on DeepSpeed's engine and ZeRO): Megatron-LM "
                     "2020's kernels, gradients reduced after backward, ZeRO-1's parameter gather at the end of the "
                     "step",
-     .compute_efficiency = 0.658,  // [CAL stack.megatron-lm-2020.compute_efficiency]
+     .compute_efficiency = 0.619,  // [CAL stack.megatron-lm-2020.compute_efficiency]
      .kernel_launch_overhead_s = kTrainingLaunchGap,
      .attention_kernel = AttentionKernel::flash2,  // Megatron-LM's fused kernels of its day
      .calibration = "uncalibrated: no Megatron-DeepSpeed rows in the data; Megatron-LM 2020's kernel constants",
@@ -165,7 +165,7 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     },
     {.name = "tensorrt-llm",
      .description = "NVIDIA TensorRT-LLM (also the backend of NIM and of NeMo inference)",
-     .compute_efficiency = 0.834,  // [CAL stack.tensorrt-llm.compute_efficiency]
+     .compute_efficiency = 0.848,  // [CAL stack.tensorrt-llm.compute_efficiency]
      .kernel_launch_overhead_s = 10.35 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
      .attention_kernel = AttentionKernel::flash3,  // its own Hopper FMHA kernels
      .calibration = "inference.csv rows of trtllm, nim-a100 and nemo-llama2-latency",
@@ -180,23 +180,23 @@ constexpr std::array<SoftwareStackProfile, 14> kProfiles{{
     {.name = "tensorrt-llm-0.5",
      .description = "NVIDIA TensorRT-LLM 0.5-0.6 (2023): the engine's kernels, with FasterTransformer's "
                     "generation-phase attention (a grouped-query model's KV cache read once per query head)",
-     .compute_efficiency = 0.834,  // [CAL stack.tensorrt-llm.compute_efficiency]
+     .compute_efficiency = 0.848,  // [CAL stack.tensorrt-llm.compute_efficiency]
      .kernel_launch_overhead_s = 10.35 * kUs,  // [CAL stack.tensorrt-llm.kernel_launch_overhead]
      .attention_kernel = AttentionKernel::flash3,  // its own Hopper FMHA kernels for the context phase
      .calibration = "uncalibrated: TensorRT-LLM's constants; the KV passes of the same decode kernel fitted on "
                     "LMDeploy TurboMind's rows",
-     .decode_kv_passes = 3.42,  // [CAL stack.lmdeploy.decode_kv_passes]
+     .decode_kv_passes = 3.152,  // [CAL stack.lmdeploy.decode_kv_passes]
     },
     // TurboMind's decode attention of the benchmarked release (FasterTransformer's masked
     // multi-head attention) runs a thread block per query head: each reads its KV head's
     // cache, and L2 catches part of the group's repeats.
     {.name = "lmdeploy",
      .description = "InternLM LMDeploy with its TurboMind engine",
-     .compute_efficiency = 0.832,  // [CAL stack.lmdeploy.compute_efficiency]
-     .kernel_launch_overhead_s = 13.96 * kUs,  // [CAL stack.lmdeploy.kernel_launch_overhead]
+     .compute_efficiency = 0.861,  // [CAL stack.lmdeploy.compute_efficiency]
+     .kernel_launch_overhead_s = 12.98 * kUs,  // [CAL stack.lmdeploy.kernel_launch_overhead]
      .attention_kernel = AttentionKernel::flash2,  // TurboMind's own Ampere-era kernels
      .calibration = "inference.csv rows of lmdeploy-a100; the KV passes on its grouped-query rows' TPOT",
-     .decode_kv_passes = 3.42,  // [CAL stack.lmdeploy.decode_kv_passes]
+     .decode_kv_passes = 3.152,  // [CAL stack.lmdeploy.decode_kv_passes]
     },
     {.name = "rapid-llm",
      .description = "RAPID-LLM's reading of a device file: tech_param.core.util is the whole compute efficiency, no "

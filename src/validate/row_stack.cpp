@@ -67,6 +67,12 @@ bool predates_flash_attention(std::string_view column) {
   return legacy_megatron_lm(s) || (year != 0 && year <= 2022);
 }
 
+bool predates_megatron_micro_batches(std::string_view column) {
+  const std::string s = lowercase(column);
+  const int year = latest_year(s);
+  return legacy_megatron_lm(s) && year != 0 && year <= 2020;
+}
+
 bool runs_unfused_megatron_cross_entropy(std::string_view column) {
   const std::string s = lowercase(column);
   if (row_stack_name(column) != "nemo-24") return false;

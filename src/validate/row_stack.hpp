@@ -22,6 +22,11 @@ namespace rapidllm::validate {
 // default) and NeMo before 24.07, whose Megatron-Core predates the compiled path (core r0.8).
 [[nodiscard]] bool runs_unfused_megatron_cross_entropy(std::string_view column);
 
+// Whether the column names Megatron-LM before v2.0 (a 2019-2020 release): its --batch-size
+// was each rank's whole batch, run in one forward and backward; micro-batches arrived with
+// v2.0 (January 2021), when --batch-size became --micro-batch-size.
+[[nodiscard]] bool predates_megatron_micro_batches(std::string_view column);
+
 // The ZeRO stage a zero_fsdp column names: Megatron's distributed optimizer shards the
 // optimizer states (1), FSDP's SHARD_GRAD_OP the gradients too (2), any other FSDP the
 // parameters (3), DeepSpeed's "ZeRO-N" / "ZeRO stage N" N; 0 otherwise.

@@ -132,6 +132,11 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   if (has_text(r.text("precision"), "fp8") || has_text(r.text("precision"), "float8")) {
     s.hardware.sw.precision.matmul = Precision{1.0, DType::fp8};
   }
+  if (predates_megatron_micro_batches(r.text("framework"))) {
+    // Megatron-LM v1's DDP all-reduced the half-precision .grad of its FP16 module as they
+    // were (--fp32-allreduce off by default); its FP16 optimizer kept the fp32 copies.
+    s.hardware.sw.precision.grad_communication = s.hardware.sw.precision.tensor_format;
+  }
   if (row_arch->moe_row()) {
     // DeepSeek-V3's DualPipe runs one micro-batch's dispatch and combine all-to-alls under
     // another's compute, "full computation-communication overlap" (its report, Sec. 3.2.1).
@@ -152,15 +157,17 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
                       : fmt::format("tp x pp x dp x cp = {} but the row says {} GPUs", gpus, *n);
     return std::nullopt;
   }
-  // A row that states no micro-batch: Megatron's default of 1, but under FSDP with no
-  // gradient accumulation stated the rank's whole batch in one pass (every further
-  // micro-batch would gather every layer's parameters again).
+  // A row that states no micro-batch: Megatron's default of 1, but the rank's whole batch in
+  // one pass under FSDP with no gradient accumulation stated (every further micro-batch
+  // would gather every layer's parameters again) and under Megatron-LM before v2.0 (its
+  // --batch-size was the rank's batch; it had no micro-batches).
   const long long ranks = 1LL * p.dp * (m.moe.num_experts > 1 ? p.ep : 1);
   const auto nearest = [](long long total, long long share) {
     return std::max(1LL, std::llround(static_cast<double>(total) / static_cast<double>(share)));
   };
   if (!r.number("micro_batch")) {
-    const bool one_pass = s.hardware.sw.dp_zero_stage == 3 && r.number("grad_accum").value_or(1) == 1;
+    const bool one_pass = (s.hardware.sw.dp_zero_stage == 3 && r.number("grad_accum").value_or(1) == 1) ||
+                          predates_megatron_micro_batches(r.text("framework"));
     b.assumed_micro_batch = one_pass ? static_cast<int>(nearest(m.global_batch_size, ranks)) : 1;
     p.micro_batch_size = b.assumed_micro_batch;
   }

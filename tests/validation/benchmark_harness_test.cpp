@@ -35,9 +35,10 @@ TEST(BenchmarkHarness, EveryCollectiveRowNamesAKnownHarness) {
     ASSERT_TRUE(h.has_value()) << r.text("row_id") << ": " << r.text("tool");
     (*h == CollectiveHarness::torch_distributed ? torch : nccl) += 1;
   }
-  // ml-engineering's 40 all_reduce_bench.py rows and its one H200 sweep summary.
+  // ml-engineering's 40 all_reduce_bench.py rows and its one H200 sweep summary; the rest
+  // are nccl-tests (with the 11 of the DGX A100 sweep).
   EXPECT_EQ(torch, 41);
-  EXPECT_EQ(nccl, 55);
+  EXPECT_EQ(nccl, 66);
   EXPECT_FALSE(harness_of("osu_allreduce").has_value());
   EXPECT_EQ(harness_overhead_s(CollectiveHarness::nccl_tests), 0.0);
 }

@@ -70,6 +70,15 @@ TEST(RowStack, ReleasesBefore2023ComputedAttentionUnfused) {
 
 // Megatron's compiled cross-entropy came with Megatron-Core r0.8 (NeMo 24.07) and is off in
 // Megatron-LM's own scripts by default.
+TEST(RowStack, MegatronLmBeforeV2HadNoMicroBatches) {
+  EXPECT_TRUE(predates_megatron_micro_batches("Megatron-LM v2 (2020)"));
+  EXPECT_TRUE(predates_megatron_micro_batches("Megatron-LM v1/v2 (2020)"));
+  EXPECT_FALSE(predates_megatron_micro_batches("Megatron-LM v3 (2022)"));
+  EXPECT_FALSE(predates_megatron_micro_batches("Megatron-LM v3"));  // no year: v3 had them
+  EXPECT_FALSE(predates_megatron_micro_batches("Megatron-DeepSpeed (BLOOM-176B, 2022)"));
+  EXPECT_FALSE(predates_megatron_micro_batches("Megatron-Core r0.8.0"));
+}
+
 TEST(RowStack, UnfusedMegatronCrossEntropyFollowsTheRelease) {
   EXPECT_TRUE(runs_unfused_megatron_cross_entropy("Megatron-Core r0.8.0"));
   EXPECT_TRUE(runs_unfused_megatron_cross_entropy("NeMo 24.03.01"));

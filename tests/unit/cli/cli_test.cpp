@@ -191,17 +191,29 @@ TEST(Cli, TableAndCsvFormats) {
 }
 
 TEST(Cli, CollectiveMatchesTheRingFormula) {
-  // The DGX A100 NVSwitch with its constants pinned: 300 GB/s per direction, 1 us per step.
+  // The DGX A100 NVSwitch at its full 300 GB/s per direction: a 1 GiB ring all-reduce runs
+  // NCCL's Simple protocol, 8.4 us fixed and 3.4 us for each of its 14 steps.
   CliRun r = rapidllm("collective --hardware configs/hardware/A100_SXM4_80GB.yaml --op all_reduce --bytes 1GiB "
-                      "--ranks 8 --format json --set network.dimensions[0].topology.util=1 "
-                      "--set network.dimensions[0].topology.latency=1us");
+                      "--ranks 8 --format json --set network.dimensions[0].topology.util=1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   const double s = 1073741824.0;
-  const double expected = 2.0 * 7 / 8 * s / 300e9 + 14 * 1e-6;  // NVSwitch ring
+  const double expected = 8.4e-6 + 14 * 3.4e-6 + 2.0 * 7 / 8 * s / 300e9;  // NVSwitch ring, Simple
+  EXPECT_EQ(j["phases"][0]["protocol"], "Simple");
   EXPECT_NEAR(j["time_s"].get<double>(), expected, 1e-12);
   EXPECT_NEAR(j["busbw_bytes_per_s"].get<double>(), s / expected * 2 * 7 / 8, 1.0);
   EXPECT_NEAR(j["algbw_bytes_per_s"].get<double>(), s / expected, 1.0);
+}
+
+TEST(Cli, SmallAllReducesOnTheA100RideLlAtAmperesCeiling) {
+  // 16 KiB over 8 GPUs: LL's fixed 8.526 us, 14 steps of 0.6 us, and the bytes at NCCL's
+  // 87.7 GB/s LL ceiling for Ampere (half of 300 GB/s x 0.681 would be 102 GB/s).
+  CliRun r = rapidllm("collective --hardware configs/hardware/A100_SXM4_80GB.yaml --op all_reduce --bytes 16KiB "
+                      "--ranks 8 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["phases"][0]["protocol"], "LL");
+  EXPECT_NEAR(j["time_s"].get<double>(), 8.526e-6 + 14 * 0.6e-6 + 2.0 * 7 / 8 * 16384 / 87.7e9, 1e-12);
 }
 
 TEST(Cli, CollectiveReportsTheAlgorithmAndProtocolNcclWouldPick) {
