@@ -30,10 +30,14 @@ std::vector<PlacedComm> moe_block_collectives(const model::LlmDims& d, const mod
   const bool sp = s.sequence_parallel && tp_split;
 
   std::vector<PlacedComm> out;
+  // The dispatcher's own collectives over the TP group: plain NCCL calls between its
+  // permutations, which Transformer Engine's userbuffer overlap of the linear layers
+  // (the layer's TP rule) does not reach; they hide only where the dispatch does.
   const auto tp_comm = [&](CollectiveOp op, double bytes) {
     CommOp c = tp;
     c.op = op;
     c.bytes = bytes;
+    c.overlap = p.ep_overlap;
     return c;
   };
   const auto add = [&](std::size_t op, Pass pass, bool before, const CommOp& c) {

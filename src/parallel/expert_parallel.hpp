@@ -29,7 +29,8 @@ struct PlacedComm {
 };
 
 // The MoE block's collectives, in the order they run at each op; `tp` is the layer's TP
-// collective template (its overlap rule).
+// collective template, whose overlap the dispatcher's own TP collectives do not take: they
+// hide as the dispatch does (ep_overlap).
 [[nodiscard]] std::vector<PlacedComm> moe_block_collectives(const model::LlmDims& d, const model::LocalShape& s,
                                                             const std::vector<model::Op>& ops, const PartSettings& p,
                                                             const model::CommOp& tp);

@@ -282,6 +282,33 @@ TEST(TrainingPredictor, OpLevelRecomputeRefusesMoeLayers) {
   EXPECT_THROW((void)predict_training(hw, m, "test"), InfeasibleError);
 }
 
+// Megatron's alltoall dispatcher gathers the received rows over the TP group and
+// reduce-scatters them back with plain NCCL calls: Transformer Engine's userbuffer overlap
+// of the linear layers (tp_sp_overlap) hides the layer's own TP collectives, not these.
+TEST(TrainingPredictor, TheDispatchersTpCollectivesHideOnlyWithTheDispatch) {
+  HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
+  LlmModelSpec m = shipped_model("llama3.1-8b");
+  m.global_batch_size = 16;
+  hw.parallelism.micro_batch_size = 1;
+  hw.parallelism.tp = 2;
+  hw.parallelism.tp_sp = true;
+  hw.parallelism.dp = 4;
+  hw.network.overlap.tp_sp_overlap = 1.0;
+  // The dense model's layers hide their TP collectives; what shows is outside the layers
+  // (the vocabulary-parallel embedding and head).
+  const double outside_layers = category(predict_training(hw, m, "test"), "communication.tp");
+
+  m.moe.num_experts = 8;
+  m.moe.top_k = 2;
+  m.moe.moe_intermediate_size = 4096;
+  hw.parallelism.ep = 4;
+  hw.parallelism.dp = 1;
+  const double exposed = category(predict_training(hw, m, "test"), "communication.tp");
+  EXPECT_GT(exposed, 10.0 * outside_layers);
+  hw.network.overlap.ep_overlap = 1.0;  // a dispatch hidden under compute (DualPipe-like)
+  EXPECT_NEAR(category(predict_training(hw, m, "test"), "communication.tp"), outside_layers, 1e-9);
+}
+
 TEST(TrainingPredictor, DataParallelismAddsOnlyGradientSynchronisation) {
   HardwareSpec hw = shipped_hardware("H100_SXM5_80GB");
   LlmModelSpec m = shipped_model("llama3.1-8b");
