@@ -132,7 +132,8 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   if (has_text(r.text("precision"), "fp8") || has_text(r.text("precision"), "float8")) {
     s.hardware.sw.precision.matmul = Precision{1.0, DType::fp8};
   }
-  if (predates_megatron_micro_batches(r.text("framework"))) {
+  const bool megatron_v1 = predates_megatron_micro_batches(r.text("framework"));
+  if (megatron_v1) {
     // Megatron-LM v1's DDP all-reduced the half-precision .grad of its FP16 module as they
     // were (--fp32-allreduce off by default); its FP16 optimizer kept the fp32 copies.
     s.hardware.sw.precision.grad_communication = s.hardware.sw.precision.tensor_format;
@@ -167,7 +168,7 @@ std::optional<Built> scenario(const CsvRow& r, const CaseInputs& in, std::string
   };
   if (!r.number("micro_batch")) {
     const bool one_pass = (s.hardware.sw.dp_zero_stage == 3 && r.number("grad_accum").value_or(1) == 1) ||
-                          predates_megatron_micro_batches(r.text("framework"));
+                          megatron_v1;
     b.assumed_micro_batch = one_pass ? static_cast<int>(nearest(m.global_batch_size, ranks)) : 1;
     p.micro_batch_size = b.assumed_micro_batch;
   }
