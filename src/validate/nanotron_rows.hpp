@@ -20,9 +20,11 @@
 //   dimensions with their bandwidths re-scaled so that a 1 GiB fp32 all-reduce over the
 //   node's 8 GPUs gives the row's `AR Intra-node (GB/s)` and one over all its GPUs its
 //   `AllReduce (GB/s)` (nanotron's measure_bandwidth: 256 Mi fp32 elements, bus bandwidth
-//   2(n-1)/n x bytes / time). The all-gather and reduce-scatter columns are not used: they
-//   were measured through the list-of-tensors API, which copies through a staging buffer,
-//   while training calls the flat-tensor collectives.
+//   2(n-1)/n x bytes / time). The all-gather and reduce-scatter columns are not used. They
+//   time torch.distributed's list-of-tensors calls, which ZeRO-1's gradient reduce-scatter
+//   and parameter gather also make (distributed.py reduce_scatter_coalesced /
+//   all_gather_coalesced). Timing those two at the measured rates was tried and made the
+//   throughput error worse (docs/validation.md, "Network for throughput").
 #pragma once
 
 #include <map>
