@@ -44,8 +44,15 @@ ExpertLoad expert_load(const LlmDims& d, const LocalShape& s) {
   const double alpha = m.expert_imbalance_factor;
   const double beta = m.num_experts > 1 ? (m.num_experts - alpha) / (m.num_experts - 1) : 1.0;
   load.hot_rank_factor = (alpha + (e - 1.0) * beta) / e;
-  load.groups.push_back({1, ceil_rows(alpha * mean)});
-  if (load.local_experts > 1) load.groups.push_back({load.local_experts - 1, ceil_rows(beta * mean)});
+  const std::int64_t hot = ceil_rows(alpha * mean);
+  const std::int64_t cold = ceil_rows(beta * mean);
+  // Balanced routing (alpha 1) has no hot expert: one group, one grouped kernel a pass.
+  if (hot == cold) {
+    load.groups.push_back({load.local_experts, hot});
+    return load;
+  }
+  load.groups.push_back({1, hot});
+  if (load.local_experts > 1) load.groups.push_back({load.local_experts - 1, cold});
   return load;
 }
 

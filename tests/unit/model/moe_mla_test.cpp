@@ -154,6 +154,21 @@ TEST(ExpertParallel, OneHotImbalanceLoadsTheHotRank) {
   EXPECT_EQ(load.groups[1].rows, 8160);         // ceil(254/255 x 8192)
 }
 
+TEST(ExpertParallel, BalancedRoutingRunsTheLocalExpertsAsOneGroup) {
+  const LlmDims d = reference("DeepSeekV3.yaml");  // expert_imbalance_factor 1.0
+  LocalShape s;
+  s.micro_batch = 1;
+  s.seq = 4096;
+  s.ep = 64;
+  const ExpertLoad load = expert_load(d, s);
+  // No hot expert: the 4 local experts' 4096 x 8 / 256 x 64 = 8192 rows each in one grouped
+  // GEMM, launched once a pass (a hot group of one would pay a second launch).
+  EXPECT_DOUBLE_EQ(load.hot_rank_factor, 1.0);
+  ASSERT_EQ(load.groups.size(), 1u);
+  EXPECT_EQ(load.groups[0].experts, 4);
+  EXPECT_EQ(load.groups[0].rows, 8192);
+}
+
 TEST(ExpertParallel, DecodeReadsOnlyTheExpertsItsTokensHit) {
   const LlmDims d = reference("DeepSeekV3.yaml");
   LocalShape s;
