@@ -93,6 +93,7 @@ struct InferencePrediction {
   Breakdown decode_breakdown;
   MemoryBreakdown memory;
   EnergyReport energy;
+  ExecutionSummary execution;  // simulated: the prefill's and first decode step's simulations
 };
 
 }  // namespace rapidllm

@@ -7,49 +7,6 @@
 
 namespace rapidllm::detail {
 
-exec::TrainingRunOptions training_run(const HardwareSpec& hw) {
-  exec::TrainingRunOptions o;
-  o.mode = std::string(to_string(hw.execution.mode));
-  switch (hw.execution.mode) {
-    case ExecutionMode::analytical: break;
-    case ExecutionMode::hybrid:
-      // The analytical step composition; each communicator's collectives simulated alone.
-      o.network = exec::NetworkKind::cluster_isolated;
-      break;
-    case ExecutionMode::full_astrasim_hierarchical: {
-      o.network = exec::NetworkKind::cluster_isolated;
-      o.simulate_step = true;
-      // Collectives run alone here, so a fault on a GPU's link changes only the replica
-      // holding that GPU (and whoever waits for it): simulate those replicas one by one. A
-      // fault between two switches can lie on anyone's path: drop symmetry altogether.
-      const auto& par = hw.parallelism;
-      const long long gpus = 1LL * par.tp * par.cp * par.pp * par.dp;
-      for (const FaultyLink& f : hw.network.faulty_links) {
-        const bool src = f.src < gpus;
-        const bool dst = f.dst < gpus;
-        if (!src && !dst) o.symmetric = false;
-        if (src) o.distinct_gpus.push_back(f.src);
-        if (dst) o.distinct_gpus.push_back(f.dst);
-      }
-      o.symmetry_note = o.symmetric ? "the GPUs network.faulty_links names make their replicas differ"
-                                    : "a fault between two switches can lie on any replica's path";
-      break;
-    }
-    case ExecutionMode::full_astrasim_flattened:
-      o.network = exec::NetworkKind::cluster_shared;
-      o.simulate_step = true;
-      o.symmetric = false;
-      o.symmetry_note = "flattened: every GPU's traffic shares the network";
-      break;
-  }
-  return o;
-}
-
-exec::NetworkKind inference_network(const HardwareSpec& hw) {
-  return hw.execution.mode == ExecutionMode::analytical ? exec::NetworkKind::analytical
-                                                         : exec::NetworkKind::cluster_isolated;
-}
-
 void note_batching(const HardwareSpec& hw, const LlmModelSpec& model) {
   if (model.run_type == RunType::inference) {
     const int ep = hw.parallelism.moe_dp;
@@ -107,7 +64,7 @@ void note_network_settings(const HardwareSpec& hw, bool simulated) {
                fmt::join(unused, ", "));
 }
 
-void note_execution_mode(const HardwareSpec& hw, RunType run) {
+void note_execution_mode(const HardwareSpec& hw) {
   note_network_settings(hw, hw.execution.mode != ExecutionMode::analytical);
   const ExecutionMode mode = hw.execution.mode;
   const std::size_t faults = hw.network.faulty_links.size();
@@ -121,12 +78,6 @@ void note_execution_mode(const HardwareSpec& hw, RunType run) {
   if (mode == ExecutionMode::hybrid && faults > 0) {
     spdlog::warn("execution mode hybrid times the communicators of rank 0 alone: a faulty link that none of them "
                  "crosses does not change the prediction; full_astrasim_hierarchical simulates every DP replica");
-  }
-  if (run == RunType::inference &&
-      (mode == ExecutionMode::full_astrasim_hierarchical || mode == ExecutionMode::full_astrasim_flattened)) {
-    spdlog::warn("execution mode {}: inference is not simulated step by step yet; its collectives are simulated "
-                 "alone on the cluster network (as in hybrid) and composed analytically",
-                 to_string(mode));
   }
 }
 

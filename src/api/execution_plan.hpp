@@ -10,16 +10,12 @@
 
 namespace rapidllm::detail {
 
-// How to evaluate an LLM training step under the hardware's execution mode.
-[[nodiscard]] exec::TrainingRunOptions training_run(const HardwareSpec& hardware);
-// The network inference runs its collectives on (inference keeps the analytical pipeline).
-[[nodiscard]] exec::NetworkKind inference_network(const HardwareSpec& hardware);
 // Logs that mb does not divide the batch (training) or moe_dp the sequences (MoE inference),
 // so micro-batches or expert-parallel ranks carry padding (RAPID-LLM's rule), and that the
 // layers do not split evenly over the pipeline chunks.
 void note_batching(const HardwareSpec& hardware, const LlmModelSpec& model);
-// Logs what the mode does not model for this workload.
-void note_execution_mode(const HardwareSpec& hardware, RunType run);
+// Logs what the mode cannot show (faults the analytical network has no links for).
+void note_execution_mode(const HardwareSpec& hardware);
 // Logs the astra sys_options the network cannot honour: collective_arbitration on a
 // simulated network (`simulated`), every one set away from its default on the analytical one.
 void note_network_settings(const HardwareSpec& hardware, bool simulated);

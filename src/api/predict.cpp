@@ -43,26 +43,32 @@ decltype(Result::prediction) predict_workload(const Scenario& scenario, exec::Co
     spdlog::warn("sw_param.attention_kernel is not used: model_param.attention.use_flashattention is false, so "
                  "attention runs unfused (batched GEMMs and a softmax through HBM); set it true for a fused kernel");
   }
-  detail::note_execution_mode(hardware, llm.run_type);
-  detail::check_exports(exports, hardware, llm.run_type);
-  if (llm.run_type == RunType::training) {
-    exec::TrainingRunOptions run = detail::training_run(hardware);
-    run.stage_memory = options.stage_memory;
-    run.known_memory = options.known_memory;
-    exec::Timeline timeline;
-    exec::StepGraph graph;
-    const bool exporting = !exports.trace_file.empty() || !exports.chakra_dir.empty();
+  detail::note_execution_mode(hardware);
+  detail::check_exports(exports, hardware);
+  const exec::StepRunOptions mode = exec::step_run_options(hardware, llm.run_type);
+  exec::Timeline timeline;
+  exec::StepGraph graph;
+  const bool exporting = !exports.trace_file.empty() || !exports.chakra_dir.empty();
+  const auto exported = [&](exec::StepRunOptions& run) {
     if (!exports.trace_file.empty()) run.timeline = &timeline;
     if (exporting) run.graph = &graph;
-    TrainingPrediction p = exec::predict_training(hardware, llm, scenario.model_file, costs, run);
-    if (options.plan_notes) detail::note_batching(hardware, llm);
-    if (exporting) detail::write_exports(exports, timeline, graph);
-    return p;
+  };
+  decltype(Result::prediction) prediction;
+  if (llm.run_type == RunType::training) {
+    exec::TrainingRunOptions run;
+    static_cast<exec::StepRunOptions&>(run) = mode;
+    run.stage_memory = options.stage_memory;
+    run.known_memory = options.known_memory;
+    exported(run);
+    prediction = exec::predict_training(hardware, llm, scenario.model_file, costs, run);
+  } else {
+    exec::StepRunOptions run = mode;
+    exported(run);
+    prediction = exec::predict_inference(hardware, llm, scenario.model_file, costs, run);
   }
-  InferencePrediction p = exec::predict_inference(hardware, llm, scenario.model_file, costs,
-                                                  exec::ExecutorKind::analytical, detail::inference_network(hardware));
   if (options.plan_notes) detail::note_batching(hardware, llm);
-  return p;
+  if (exporting) detail::write_exports(exports, timeline, graph);
+  return prediction;
 }
 
 }  // namespace

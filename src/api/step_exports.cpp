@@ -20,18 +20,13 @@ ConfigError option_error(std::string option, std::string problem, std::string hi
 
 }  // namespace
 
-void check_exports(const StepExports& e, const HardwareSpec& hw, RunType run) {
+void check_exports(const StepExports& e, const HardwareSpec& hw) {
   if (e.trace_file.empty() && e.chakra_dir.empty()) {
     if (!e.trace_ranks.empty()) {
       throw option_error("--trace-ranks", "limits the ranks of a trace, but no --trace file is asked for",
                          "add --trace FILE.json");
     }
     return;
-  }
-  const char* option = e.trace_file.empty() ? "--chakra" : "--trace";
-  if (run != RunType::training) {
-    throw option_error(option, "step traces are written for training steps only",
-                       "drop the option, or predict a training run (model_param.run_type: training)");
   }
   const bool simulated = hw.execution.mode == ExecutionMode::full_astrasim_hierarchical ||
                          hw.execution.mode == ExecutionMode::full_astrasim_flattened;

@@ -1,5 +1,5 @@
-// The files a training prediction can write beside its report: the simulated step's
-// Perfetto timeline and the per-rank Chakra execution traces (rapidllm/predict.hpp).
+// The files an LLM prediction (training step, or inference prefill and decode) can write
+// beside its report: the simulated step's Perfetto timeline and the per-rank Chakra execution traces (rapidllm/predict.hpp).
 #pragma once
 
 #include "exec/step_graph.hpp"
@@ -11,8 +11,8 @@
 namespace rapidllm::detail {
 
 // Before predicting: ConfigError naming the option when the workload or the execution mode
-// cannot give what is asked (a trace needs a simulated step; both need training).
-void check_exports(const StepExports& exports, const HardwareSpec& hardware, RunType run);
+// cannot give what is asked (a trace needs a simulated step).
+void check_exports(const StepExports& exports, const HardwareSpec& hardware);
 
 // After predicting: writes each file whole or not at all (a temporary file renamed).
 void write_exports(const StepExports& exports, const exec::Timeline& timeline, const exec::StepGraph& graph);

@@ -12,18 +12,6 @@ namespace rapidllm::exec {
 
 namespace {
 
-// RAPID-LLM's degrees: training multiplies the GPUs by ep (dense layers data-parallel over
-// dp x ep, experts split ep ways); inference by moe_dp, its expert-parallel degree.
-parallel::Degrees degrees_of(const ParallelismSpec& p, RunType run) {
-  parallel::Degrees d;
-  d.tp = p.tp;
-  d.cp = p.cp;
-  d.pp = p.pp;
-  d.ep = run == RunType::training ? p.ep : p.moe_dp;
-  d.dp = run == RunType::training ? p.dp : p.replica_count;
-  return d;
-}
-
 // Expert parallelism needs experts to split, and the layout rapidllm models.
 void check_expert_parallelism(const model::LlmDims& d, const HardwareSpec& hw, RunType run) {
   const auto& p = hw.parallelism;
@@ -82,6 +70,17 @@ std::vector<int> compute_balanced_layers(const model::LlmDims& d, int pp) {
 }
 
 }  // namespace
+
+// Training's dense layers are data-parallel over dp x ep, its experts split ep ways.
+parallel::Degrees degrees_of(const ParallelismSpec& p, RunType run) {
+  parallel::Degrees d;
+  d.tp = p.tp;
+  d.cp = p.cp;
+  d.pp = p.pp;
+  d.ep = run == RunType::training ? p.ep : p.moe_dp;
+  d.dp = run == RunType::training ? p.dp : p.replica_count;
+  return d;
+}
 
 ModelPartition::ModelPartition(const HardwareSpec& hw, const LlmModelSpec& spec, const std::string& source)
     : hw_(hw),
@@ -197,14 +196,20 @@ std::array<int, model::kLayerKinds> ModelPartition::stage_layer_kinds(int stage,
     return n;
   }
   const int chunks = degrees_.pp * vpp;
-  const int base = dims_.layers / chunks;
-  const int longer = dims_.layers % chunks;  // the first chunks take one layer more
   for (int c = stage; c < chunks; c += degrees_.pp) {
-    const int count = base + (c < longer ? 1 : 0);
-    const std::array<int, model::kLayerKinds> in_chunk = dims_.layer_kinds(c * base + std::min(c, longer), count);
+    const LayerRange r = chunk_layers(c, chunks);
+    const std::array<int, model::kLayerKinds> in_chunk = dims_.layer_kinds(r.first, r.count);
     for (std::size_t k = 0; k < n.size(); ++k) n[k] += in_chunk[k];
   }
   return n;
+}
+
+ModelPartition::LayerRange ModelPartition::chunk_layers(int chunk, int chunks) const {
+  const auto c = static_cast<std::size_t>(chunk);
+  if (!balanced_layers_.empty()) return {balanced_first_[c], balanced_layers_[c]};
+  const int base = dims_.layers / chunks;
+  const int longer = dims_.layers % chunks;  // the first chunks take one layer more
+  return {chunk * base + std::min(chunk, longer), base + (chunk < longer ? 1 : 0)};
 }
 
 }  // namespace rapidllm::exec

@@ -16,6 +16,10 @@
 
 namespace rapidllm::exec {
 
+// RAPID-LLM's degrees of a plan: training multiplies the GPUs by ep, inference by moe_dp
+// (its expert-parallel degree) and its replicas.
+[[nodiscard]] parallel::Degrees degrees_of(const ParallelismSpec& parallelism, RunType run);
+
 class ModelPartition {
  public:
   // Validates that the degrees divide the model (InfeasibleError otherwise).
@@ -46,6 +50,14 @@ class ModelPartition {
   // pp x vpp chunks as even as possible, the first chunks taking the remainder; rank i
   // holds chunks i, i + pp, ...
   [[nodiscard]] std::array<int, model::kLayerKinds> stage_layer_kinds(int stage, int vpp) const;
+  // The layers of pipeline chunk `chunk` of `chunks`: the L layers cut as even as possible,
+  // the first chunks taking the remainder, or (layer_split: compute_balanced) one chunk per
+  // rank as balanced_stage_layers says. Every builder and memory rule splits layers here.
+  struct LayerRange {
+    int first = 0;
+    int count = 0;
+  };
+  [[nodiscard]] LayerRange chunk_layers(int chunk, int chunks) const;
   // Layers on each pipeline rank under parallelism.layer_split: compute_balanced (one chunk
   // per rank); empty under the even split, which stage_layer_kinds and rank_split describe.
   [[nodiscard]] const std::vector<int>& balanced_stage_layers() const { return balanced_layers_; }

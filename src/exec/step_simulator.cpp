@@ -503,6 +503,31 @@ class Simulation {
           expected - nodes_run_, expected));
     }
     for (const Unit& u : units_) out.step_s = std::max(out.step_s, u.last_end_s);
+    out.stages.assign(g_.stages.size(), {});
+    std::vector<double> stage_busy(g_.stages.size(), -1.0);
+    for (const Unit& u : units_) {
+      double busy = 0.0;
+      for (double e : u.exposed) busy += e;
+      busy += u.busy_compute_s;
+      const auto stage = static_cast<std::size_t>(u.stage);
+      if (busy <= stage_busy[stage]) continue;
+      stage_busy[stage] = busy;
+      out.stages[stage].compute_s = u.compute_s;
+      out.stages[stage].exposed_comm_s = u.exposed;
+      // Its stream idles after its last kernel while its last collectives finish (a stage's
+      // closing all-reduce, the head's logits gather): charged to the last one to end.
+      // A send's time is counted where it is received.
+      const StageProgram& prog = g_.stages[stage];
+      int last = -1;
+      for (std::size_t i = 0; i < prog.nodes.size(); ++i) {
+        if (prog.nodes[i].kind != StepNodeKind::collective || prog.nodes[i].next_step) continue;
+        if (last < 0 || u.end_s[i] > u.end_s[static_cast<std::size_t>(last)]) last = static_cast<int>(i);
+      }
+      if (last >= 0 && u.end_s[static_cast<std::size_t>(last)] > u.stream_free_s) {
+        out.stages[stage].exposed_comm_s[static_cast<std::size_t>(prog.nodes[static_cast<std::size_t>(last)].purpose)] +=
+            u.end_s[static_cast<std::size_t>(last)] - u.stream_free_s;
+      }
+    }
     // The critical unit: the most compute.
     std::size_t crit = 0;
     for (std::size_t i = 1; i < units_.size(); ++i) {

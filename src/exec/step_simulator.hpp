@@ -41,6 +41,15 @@ struct StepSimResult {
   double optimizer_s = 0.0;
   std::array<double, model::kCommPurposes> exposed_comm_s{};
   double bubble_s = 0.0;
+  // Per pipeline stage, its busiest unit over its own work (before the critical unit's tail
+  // is charged): compute by op class and compute-stream idle by the communication it waited
+  // for. A batch that crosses the stages one after another (inference) spends the sum of
+  // these along the pipeline; the rest of each stage's idle time is the other stages' work.
+  struct StageSummary {
+    std::array<double, kOpClasses> compute_s{};
+    std::array<double, model::kCommPurposes> exposed_comm_s{};
+  };
+  std::vector<StageSummary> stages;
   // Per stage: the most micro-batches (chunk activations / vpp) live at once.
   std::vector<double> peak_in_flight;
   Timeline timeline;  // with record_timeline

@@ -29,4 +29,18 @@ struct Timeline {
   std::vector<int> unit_of_rank;    // size = ranks in the cluster
 };
 
+// Appends `later`, a timeline of the same units, `offset_s` after `into` starts (an
+// inference's decode step after its prefill).
+inline void append_timeline(Timeline& into, const Timeline& later, double offset_s) {
+  const auto names = static_cast<std::uint32_t>(into.names.size());
+  into.names.insert(into.names.end(), later.names.begin(), later.names.end());
+  into.spans.reserve(into.spans.size() + later.spans.size());
+  for (TimelineSpan span : later.spans) {
+    span.start_s += offset_s;
+    span.end_s += offset_s;
+    span.name += names;
+    into.spans.push_back(span);
+  }
+}
+
 }  // namespace rapidllm::exec

@@ -16,6 +16,7 @@
 #include "parallel/pipeline_schedule.hpp"
 #include "exec/step_builder.hpp"
 #include "exec/step_simulator.hpp"
+#include "exec/step_templates.hpp"
 #include "network/cluster_network.hpp"
 
 namespace rapidllm::exec {
@@ -64,21 +65,6 @@ void add(Breakdown& b, std::string_view name, double seconds) {
 // step whatever the schedule (every rank of a pipeline pays it on every micro-batch).
 double host_overhead_s(const HardwareSpec& hw, int micro_batches) {
   return hw.sw.micro_batch_overhead_s * micro_batches;
-}
-
-// Where the step graph's ranks sit: the pipeline stride and the dimensions each
-// communicator spans (Chakra involved_dim).
-void describe_ranks(const LlmContext& ctx, StepGraph& graph) {
-  const auto& placement = ctx.placement();
-  graph.pp_stride = static_cast<int>(std::max(1LL, placement.stride(Parallelism::pp)));
-  const auto& dims = ctx.hardware().network.dimensions;
-  for (Parallelism p : {Parallelism::tp, Parallelism::cp, Parallelism::ep, Parallelism::dp, Parallelism::pp}) {
-    auto& involved = graph.involved_dims[static_cast<std::size_t>(p)];
-    involved.assign(dims.size(), false);
-    for (const auto& span : placement.group(p)) {
-      for (std::size_t j = 0; j < dims.size(); ++j) involved[j] = involved[j] || span.dimension == &dims[j];
-    }
-  }
 }
 
 // The simulated step replaces the pipeline formulas: its time (plus the part of the

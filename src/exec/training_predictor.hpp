@@ -8,27 +8,15 @@
 
 #include "exec/cost_cache.hpp"
 #include "exec/llm_context.hpp"
-#include "exec/step_graph.hpp"
-#include "exec/timeline.hpp"
+#include "exec/run_options.hpp"
 #include "rapidllm/hardware_spec.hpp"
 #include "rapidllm/llm_prediction.hpp"
 #include "rapidllm/model_spec.hpp"
 
 namespace rapidllm::exec {
 
-// How to evaluate the step: the per-micro-batch op graphs' executor, the network the
-// communicators run on, and whether the whole step is simulated (event-driven pipeline,
-// gradient buckets, optimizer) instead of composed with the pipeline formulas.
-struct TrainingRunOptions {
-  ExecutorKind executor = ExecutorKind::analytical;
-  NetworkKind network = NetworkKind::analytical;
-  bool simulate_step = false;
-  bool symmetric = true;         // simulate one unit per stage for the replicas alike
-  std::vector<int> distinct_gpus;  // their replicas differ (a fault's GPU endpoints): simulated one by one
-  std::string symmetry_note;     // reported: why symmetry is dropped or narrowed
-  std::string mode = "analytical";  // reported: the execution mode asked for
-  Timeline* timeline = nullptr;  // simulate_step: receives the timeline when given
-  StepGraph* graph = nullptr;    // receives the step graph when given (Chakra export)
+// How to evaluate the step (exec/run_options.hpp), and how to size its memory.
+struct TrainingRunOptions : StepRunOptions {
   bool stage_memory = true;      // every rank's memory in stage_memory (false: the peak rank's only)
   // The peak rank's memory as training_memory sized it for this very plan: taken as is
   // (stage_memory left empty), not sized again.

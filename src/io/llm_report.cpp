@@ -67,20 +67,22 @@ nlohmann::json execution_json(const ExecutionSummary& e) {
                 {"symmetry", e.symmetry},
                 {"reductions", e.reductions},
                 {"simulated_nodes", e.simulated_nodes},
-                {"network_simulations", e.network_simulations},
-                {"peak_in_flight_micro_batches", e.peak_in_flight_micro_batches}});
+                {"network_simulations", e.network_simulations}});
+    // Training's pipeline depth; an inference batch is one micro-batch.
+    if (!e.peak_in_flight_micro_batches.empty()) out["peak_in_flight_micro_batches"] = e.peak_in_flight_micro_batches;
   }
   return out;
 }
 
-std::string execution_line(const ExecutionSummary& e) {
+// `label`: "evaluated" padded to the table's label column.
+std::string execution_line(const ExecutionSummary& e, std::string_view label = "evaluated       ") {
   const std::string_view network = e.network == "analytical"      ? "analytical network"
                                    : e.network == "flow_isolated" ? "flow-simulated collectives, each alone"
                                                                   : "flow-simulated collectives sharing links";
   if (e.pipeline != "simulated") {
-    return fmt::format("evaluated       {}: pipeline formulas, {}\n", e.mode, network);
+    return fmt::format("{}{}: pipeline formulas, {}\n", label, e.mode, network);
   }
-  return fmt::format("evaluated       {}: step simulated on {} unit(s){}, {}\n", e.mode, e.simulated_units,
+  return fmt::format("{}{}: step simulated on {} unit(s){}, {}\n", label, e.mode, e.simulated_units,
                      e.symmetry ? " (symmetry)" : "", network);
 }
 
@@ -153,7 +155,8 @@ nlohmann::json inference_report_json(const InferencePrediction& p, const ReportH
               {"fits_in_memory", p.memory.fits()},
               {"memory_capacity_bytes", p.memory.capacity_bytes},
               {"memory_breakdown", memory_json(p.memory)},
-              {"decode_breakdown", breakdown_json(p.decode_breakdown)}});
+              {"decode_breakdown", breakdown_json(p.decode_breakdown)},
+              {"execution", execution_json(p.execution)}});
   add_energy(out, p.energy);
   return out;
 }
@@ -168,6 +171,7 @@ std::string inference_report_table(const InferencePrediction& p, const ReportHea
   out += fmt::format("decode               {} for {} tokens, {}\n", human_seconds(p.decode_time_s), p.decode_len,
                      human_rate(p.decode_tokens_per_s, "tokens"));
   out += fmt::format("total                {}\n", human_seconds(p.total_time_s));
+  out += execution_line(p.execution, "evaluated            ");
   out += energy_line(p.energy, "generated token");
   out += "\nprefill\n";
   out += breakdown_table(p.prefill_breakdown, p.prefill_time_s);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "exec/inference_step.hpp"
+#include "exec/step_simulator.hpp"
 #include "rapidllm/error.hpp"
 #include "rapidllm/software_stack.hpp"
 
@@ -52,7 +54,8 @@ model::Op attention_op(const exec::LlmContext& ctx, model::LocalShape shape) {
 IterationCost::IterationCost(const Scenario& scenario)
     : hardware_(replica_hardware(scenario)),
       model_(inference_model(scenario)),
-      ctx_(hardware_, model_, scenario.model_file, costs_) {
+      run_(exec::step_run_options(hardware_, RunType::inference)),
+      ctx_(hardware_, model_, scenario.model_file, costs_, exec::ExecutorKind::analytical, run_.network) {
   model::LocalShape decode = ctx_.local_shape(1, 1);
   decode.decode = true;
   decode.sequence_parallel = false;
@@ -69,6 +72,12 @@ const IterationCost::Body& IterationCost::prefill_body(std::int64_t tokens) {
   const exec::GraphCost layers = ctx_.layers_cost(parts, 0, ctx_.dims().layers);
   it->second.attention_s = layers.compute.forward_s[kAttention];
   it->second.non_attention_s = layers.forward_s() - it->second.attention_s + parts.embedding.forward_s();
+  if (run_.simulate_step) {
+    it->second.non_attention_s += network_excess_s(ctx_.local_shape(1, tokens), layers.forward_s() +
+                                                                                    parts.embedding.forward_s() +
+                                                                                    parts.head.forward_s() +
+                                                                                    stage_sends_s(tokens));
+  }
   return it->second;
 }
 
@@ -83,6 +92,10 @@ double IterationCost::decode_body_s(std::int64_t sequences) {
   const exec::GraphCost layers = ctx_.layers_cost(parts, 0, ctx_.dims().layers);
   it->second = layers.forward_s() - layers.compute.forward_s[kAttention] + parts.embedding.forward_s();
   head_.try_emplace(sequences, parts.head.forward_s());
+  if (run_.simulate_step) {
+    it->second += network_excess_s(shape, layers.forward_s() + parts.embedding.forward_s() + parts.head.forward_s() +
+                                              stage_sends_s(sequences));
+  }
   return it->second;
 }
 
@@ -133,6 +146,15 @@ double IterationCost::stage_sends_s(std::int64_t tokens) {
                            model::HiddenUnder::nothing, 0.0};
   // A blocking pipeline engine's handshake holds both ends of each hop (once per hop).
   return (pp - 1) * (ctx_.executor().comm(send).time_s + hardware_.sw.pipeline_transfer_stall_s);
+}
+
+double IterationCost::network_excess_s(const model::LocalShape& shape, double closed_s) {
+  const double boundary = static_cast<double>(shape.tokens()) * static_cast<double>(ctx_.dims().hidden) * ctx_.element_bytes();
+  const exec::StepGraph graph = exec::build_inference_step(ctx_, shape, boundary, shape.decode ? "decode" : "prefill");
+  exec::StepSimOptions o;
+  o.symmetric = run_.symmetric;
+  o.distinct_gpus = run_.distinct_gpus;
+  return exec::simulate_step(graph, ctx_.placement(), ctx_.network(), o, 1).step_s - closed_s;
 }
 
 double IterationCost::time_s(std::int64_t decodes, std::int64_t decode_context_sum,

@@ -5,6 +5,11 @@
 // linear in the context, so the mean stands for the sum); the head runs for every
 // sequence that emits a token (engines skip it for a chunk in the middle of a prompt). Costs are cached by token count, so a long simulation
 // costs a hash lookup and a few closed-form attention terms per iteration.
+// The hardware's execution mode picks the network: hybrid times each collective on the
+// simulated cluster alone; full_astrasim_hierarchical / flattened play each forward's step
+// graph on it (exec/inference_step.hpp), once per token count, and add what the network
+// made of it beyond the closed form to the body (a degraded link slows every iteration). A
+// pool's replicas share one cost: a fault on one replica's GPU sets the pace of all.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +19,7 @@
 
 #include "exec/cost_cache.hpp"
 #include "exec/llm_context.hpp"
+#include "exec/run_options.hpp"
 #include "model/layer_ops.hpp"
 #include "rapidllm/scenario.hpp"
 
@@ -53,9 +59,13 @@ class IterationCost {
   // One layer's attention at `keys` keys, summed over the layers (windowed ones capped).
   [[nodiscard]] double over_layers(std::int64_t keys, const std::function<double(std::int64_t)>& one_layer_s) const;
   [[nodiscard]] double stage_sends_s(std::int64_t tokens);
+  // The simulated forward of `shape` less `closed_s`, its closed form (0 unless the mode
+  // simulates steps).
+  [[nodiscard]] double network_excess_s(const model::LocalShape& shape, double closed_s);
 
   HardwareSpec hardware_;
   LlmModelSpec model_;
+  exec::StepRunOptions run_;
   exec::CostCache costs_;
   exec::LlmContext ctx_;
   model::Op decode_attention_;   // template: one sequence, one cached token

@@ -144,6 +144,45 @@ TEST(Cli, TraceWritesAPerfettoTimelineOfTheSimulatedStep) {
   fs::remove(trace);
 }
 
+// Inference runs on the step graph too: the trace holds the prefill's and the first decode
+// step's kernels on every GPU's compute stream and their TP collectives and pipeline sends
+// on the network tracks; the report says the prefill and decode step were simulated.
+TEST(Cli, TraceOfAnInferenceHoldsPrefillAndDecodeOnComputeAndNetworkTracks) {
+  const fs::path trace = fs::temp_directory_path() / "rapidllm_cli_inference_trace.json";
+  fs::remove(trace);
+  CliRun r = rapidllm("predict " + kH100 + " --model configs/models/llama2-7b.yaml --set model_param.run_type=inference"
+                      " --set model_param.global_batch_size=4 --set model_param.seq_len=1100"
+                      " --set model_param.decode_len=100 --set parallelism.tp=4 --set parallelism.pp=2" +
+                      kHierarchical + " --trace " + trace.string() + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(report["execution"]["pipeline"], "simulated");
+  const auto j = nlohmann::json::parse(slurp(trace));
+  std::map<std::pair<int, int>, std::string> thread_names;  // (pid, tid) -> track
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      thread_names[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"].get<std::string>();
+    }
+  }
+  std::map<std::string, std::set<std::string>> tracks;  // phase -> tracks with its spans
+  std::set<int> pids;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const std::string name = e["name"].get<std::string>();
+    const std::string phase = name.find("decode.") != std::string::npos ? "decode" : "prefill";
+    EXPECT_TRUE(phase == "decode" || name.find("prefill.") != std::string::npos) << name;
+    tracks[phase].insert(thread_names[{e["pid"].get<int>(), e["tid"].get<int>()}]);
+    pids.insert(e["pid"].get<int>());
+  }
+  EXPECT_EQ(pids.size(), 8u);  // tp 4 x pp 2
+  for (const char* phase : {"prefill", "decode"}) {
+    EXPECT_TRUE(tracks[phase].count("compute")) << phase;
+    EXPECT_TRUE(tracks[phase].count("tp")) << phase;
+    EXPECT_TRUE(tracks[phase].count("pp_send_next")) << phase;
+  }
+  fs::remove(trace);
+}
+
 // RAPID-LLM's H100 file cuts 16 sequences into mb = 23 micro-batches: it takes ceil(16/23)
 // = 1 sequence each; rapidllm does the same and says so.
 TEST(Cli, AReferenceBatchThatMbDoesNotDivideRunsWithPaddingAndAWarning) {

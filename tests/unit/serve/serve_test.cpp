@@ -62,6 +62,28 @@ TEST(Serve, ARequestAloneTakesTheStaticBatchOnePrefillAndDecode) {
 
 // Little's law on a long loaded run: the time-average number of requests in the system
 // equals the arrival rate times the mean time in the system.
+// Served on the simulated cluster network (full_astrasim_hierarchical, TP 8 on one DGX
+// H100: GPUs 0-7, NVSwitch node 8): on a healthy network each iteration is its closed form
+// (the simulated forward adds nothing where nothing is congested); GPU 0's NVLink port at a
+// quarter of its bandwidth slows every TP all-reduce, so every iteration, and the
+// inter-token latency with it, grows.
+TEST(Serve, OnTheSimulatedNetworkADegradedLinkLengthensTheInterTokenLatency) {
+  const std::vector<std::string> tp8 = {"parallelism.tp=8"};
+  std::vector<std::string> simulated = tp8;
+  simulated.insert(simulated.end(), {"execution_backend.model=astra",
+                                     "execution_backend.astra.mode=full_astrasim_hierarchical"});
+  std::vector<std::string> degraded = simulated;
+  degraded.push_back("network.faulty_links=[[0, 8, 0.25]]");
+  ServeOptions o = options(ArrivalKind::poisson, 60, 800, 64);
+  o.workload.rate_per_s = 20.0;
+  const ServeResult closed = serve(llama8b(1, tp8), o);
+  const ServeResult healthy = serve(llama8b(1, simulated), o);
+  const ServeResult slow = serve(llama8b(1, degraded), o);
+  EXPECT_NEAR(healthy.itl.mean_s, closed.itl.mean_s, 0.01 * closed.itl.mean_s);
+  EXPECT_GT(slow.itl.mean_s, healthy.itl.mean_s * 1.01);
+  EXPECT_GT(slow.ttft.mean_s, healthy.ttft.mean_s);
+}
+
 TEST(Serve, ALongRunObeysLittlesLaw) {
   ServeOptions o = options(ArrivalKind::poisson, 4000, 512, 128);
   o.workload.input = {256, 768};
