@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "network/collective_program.hpp"
+#include "network/topology.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::network {
@@ -92,53 +94,6 @@ double ring_time(CollectiveOp op, int n, double bytes, double bandwidth, double 
     return alpha_beta(2.0 * steps, alpha, 2.0 * frac * bytes, bandwidth);
   }
   return alpha_beta(steps, alpha, frac * bytes, bandwidth);
-}
-
-// The two axes of a 2-D dimension holding n ranks: its configured [a, b] when that holds
-// exactly n, else the most square factorization a <= b of n.
-std::pair<int, int> torus_axes(const NetworkDimension& dim, int n) {
-  if (dim.size.size() == 2 && dim.size[0] >= 1 && dim.size[1] >= 1 &&
-      static_cast<long long>(dim.size[0]) * dim.size[1] == n) {
-    return {dim.size[0], dim.size[1]};
-  }
-  int a = static_cast<int>(std::sqrt(static_cast<double>(n)));
-  while (a > 1 && n % a != 0) --a;
-  return {a, n / a};
-}
-
-// Ring decomposition on a 2-D torus/mesh. The data is split in two halves that run the
-// axis schedule in opposite axis orders at the same time, so each axis ring gets half of
-// the per-GPU bandwidth and carries half of the data; each half's schedule therefore costs
-// what the sequential schedule costs on the whole buffer at full bandwidth (S/2 over B/2).
-double torus_ring_time(CollectiveOp op, int a, int b, double bytes, double bandwidth,
-                       double alpha) {
-  const double half = bytes / 2.0;
-  const double axis_bw = bandwidth / 2.0;
-  // Half 1 goes a-then-b; half 2 goes b-then-a and takes the same time (the formulas are
-  // symmetric in a and b), so the collective takes the time of half 1.
-  switch (op) {
-    case CollectiveOp::all_reduce:
-      // RS along a, all-reduce of the 1/a shard along b, AG along a.
-      return ring_time(CollectiveOp::reduce_scatter, a, half, axis_bw, alpha) +
-             ring_time(CollectiveOp::all_reduce, b, half / a, axis_bw, alpha) +
-             ring_time(CollectiveOp::all_gather, a, half, axis_bw, alpha);
-    case CollectiveOp::all_gather:
-      // Gather along a into S/b, then along b into S.
-      return ring_time(CollectiveOp::all_gather, a, half / b, axis_bw, alpha) +
-             ring_time(CollectiveOp::all_gather, b, half, axis_bw, alpha);
-    case CollectiveOp::reduce_scatter:
-      // Scatter along a into S/a shards, then along b into S/n.
-      return ring_time(CollectiveOp::reduce_scatter, a, half, axis_bw, alpha) +
-             ring_time(CollectiveOp::reduce_scatter, b, half / a, axis_bw, alpha);
-    case CollectiveOp::all_to_all:
-      // Dimension-ordered two-phase exchange: every phase moves the whole buffer.
-      return ring_time(CollectiveOp::all_to_all, a, half, axis_bw, alpha) +
-             ring_time(CollectiveOp::all_to_all, b, half, axis_bw, alpha);
-    case CollectiveOp::broadcast:
-    case CollectiveOp::send_recv:
-      break;  // refused by the caller
-  }
-  return 0.0;
 }
 
 [[noreturn]] void throw_unsupported(CollectiveAlgorithm algorithm) {
@@ -238,8 +193,11 @@ double protocol_time(CollectiveOp op, CollectiveAlgorithm algorithm, double byte
         // One peer, one of the n-1 links the per-GPU bandwidth is spread over.
         t = alpha_beta(1.0, alpha, static_cast<double>(n - 1) * bytes, bw);
       } else if (is_two_dimensional(dimension.topology)) {
-        const auto [a, b] = torus_axes(dimension, n);
-        t = torus_ring_time(op, a, b, bytes, bw, alpha);
+        // The 2-D decomposition, as the flow backend runs it (collective_program.hpp).
+        const auto [a, b] = torus_axes_of(dimension, n);
+        const CollectiveProgram program =
+            grid_ring_program(op, bytes, a, b, dimension.topology == TopologyType::mesh2d);
+        t = program_time(program, bw, alpha, dimension.latency_s);
       } else {
         t = ring_time(op, n, bytes, bw, alpha);
       }

@@ -4,6 +4,7 @@
 #include "network/collective_flows.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "network/analytical_collectives.hpp"
+#include "network/collective_program.hpp"
 #include "network/span_phases.hpp"
 #include "rapidllm/error.hpp"
 
@@ -147,60 +149,56 @@ void ring_steps(Chain& c, const Groups& groups, int n, CollectiveOp op, double b
   for (int s = 0; s < steps; ++s) c.step(pairs, member_bytes);
 }
 
-// Torus2D / Mesh2D ring decomposition (docs/collectives-analytical.md): two halves run the
-// axis schedule in opposite axis orders, each half split over both ring directions, so
-// every one of a GPU's four links carries a quarter of the data.
+// The members of a line of `n` positions in the order a ring visits them: 0, 1, ..., n-1,
+// or folded (collective_program.hpp): the even positions outwards, the odd ones back.
+std::vector<int> ring_order(const std::vector<int>& line, bool folded) {
+  if (!folded) return line;
+  const int n = static_cast<int>(line.size());
+  std::vector<int> out;
+  for (int i = 0; i < n; i += 2) out.push_back(line[static_cast<std::size_t>(i)]);
+  for (int i = n % 2 == 0 ? n - 1 : n - 2; i > 0; i -= 2) out.push_back(line[static_cast<std::size_t>(i)]);
+  return out;
+}
+
+// Torus2D / Mesh2D: runs grid_ring_program (the 2-D ring decomposition of
+// docs/collectives-analytical.md) over the slices' rows (axis 0, x varies fastest) and
+// columns (axis 1); its lanes run at once, each a chain of its rounds.
 std::vector<int> torus_ring(FlowPlan& plan, const TopologyDimension& dim, const Groups& slices, CollectiveOp op,
                             double bytes, const std::vector<int>& deps, int job, int phase, const WireProtocol& wire) {
+  if (op == CollectiveOp::broadcast || op == CollectiveOp::send_recv) {
+    throw InfeasibleError(fmt::format("{} on a {} dimension ('{}') is not modelled", to_string(op),
+                                      to_string(dim.spec->topology), dim.spec->id));
+  }
   const int a = dim.axis_a;
   const int b = dim.axis_b;
-  Groups rows, cols;
+  const CollectiveProgram program =
+      grid_ring_program(op, bytes, a, b, dim.spec->topology == TopologyType::mesh2d);
+  std::array<Groups, 2> axis_groups;  // rows, columns, each in its ring order
   for (const auto& s : slices) {
     for (int y = 0; y < b; ++y) {
       std::vector<int> r;
       for (int x = 0; x < a; ++x) r.push_back(s[static_cast<std::size_t>(y * a + x)]);
-      rows.push_back(std::move(r));
+      axis_groups[0].push_back(ring_order(r, program.axes[0].folded));
     }
     for (int x = 0; x < a; ++x) {
       std::vector<int> col;
       for (int y = 0; y < b; ++y) col.push_back(s[static_cast<std::size_t>(y * a + x)]);
-      cols.push_back(std::move(col));
+      axis_groups[1].push_back(ring_order(col, program.axes[1].folded));
     }
   }
-  const double q = bytes / 4.0;
   std::vector<int> exits;
-  for (int order = 0; order < 2; ++order) {
-    const Groups& first = order == 0 ? rows : cols;
-    const Groups& second = order == 0 ? cols : rows;
-    const int n1 = order == 0 ? a : b;
-    const int n2 = order == 0 ? b : a;
-    for (int dir : {1, -1}) {
-      Chain c{plan, job, phase, deps, wire, dim.latency_s + wire.step_extra_s};
-      switch (op) {
-        case CollectiveOp::all_reduce:
-          ring_steps(c, first, n1, CollectiveOp::reduce_scatter, q, dir, false);
-          ring_steps(c, second, n2, CollectiveOp::all_reduce, q / n1, dir, false);
-          ring_steps(c, first, n1, CollectiveOp::all_gather, q, dir, false);
-          break;
-        case CollectiveOp::all_gather:
-          ring_steps(c, first, n1, CollectiveOp::all_gather, q / n2, dir, false);
-          ring_steps(c, second, n2, CollectiveOp::all_gather, q, dir, false);
-          break;
-        case CollectiveOp::reduce_scatter:
-          ring_steps(c, first, n1, CollectiveOp::reduce_scatter, q, dir, false);
-          ring_steps(c, second, n2, CollectiveOp::reduce_scatter, q / n1, dir, false);
-          break;
-        case CollectiveOp::all_to_all:
-          ring_steps(c, first, n1, CollectiveOp::all_to_all, q, dir, false);
-          ring_steps(c, second, n2, CollectiveOp::all_to_all, q, dir, false);
-          break;
-        case CollectiveOp::broadcast:
-        case CollectiveOp::send_recv:
-          throw InfeasibleError(fmt::format("{} on a {} dimension ('{}') is not modelled", to_string(op),
-                                            to_string(dim.spec->topology), dim.spec->id));
+  for (const ProgramLane& lane : program.lanes) {
+    Chain c{plan, job, phase, deps, wire, dim.latency_s + wire.step_extra_s};
+    for (const ProgramRound& r : lane.rounds) {
+      const Groups& groups = axis_groups[static_cast<std::size_t>(r.axis)];
+      if (r.peers == RoundPeers::pairwise) {
+        for (int s = 1; s <= r.steps; ++s) c.step(shift_pairs(groups, lane.dir * s), r.bytes);
+        continue;
       }
-      exits.insert(exits.end(), c.deps.begin(), c.deps.end());
+      const PairsPtr pairs = shift_pairs(groups, lane.dir);
+      for (int s = 0; s < r.steps; ++s) c.step(pairs, r.bytes);
     }
+    exits.insert(exits.end(), c.deps.begin(), c.deps.end());
   }
   return exits;
 }

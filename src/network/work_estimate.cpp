@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "network/analytical_collectives.hpp"
+#include "network/collective_program.hpp"
 #include "network/span_phases.hpp"
 #include "network/topology.hpp"
 #include "rapidllm/error.hpp"
@@ -171,36 +172,18 @@ int phase_steps(Steps& s, const NetworkDimension& dim, bool whole, double g, int
     case CollectiveAlgorithm::auto_:
     case CollectiveAlgorithm::ring: {
       if (whole && is_torus(dim.topology) && op != CollectiveOp::broadcast && op != CollectiveOp::send_recv) {
+        // torus_ring of collective_flows.cpp runs this program: per lane and round, one
+        // PairSet over the axis's groups (a ring) or one per step (pairwise).
         const auto [a, b] = torus_axes_of(dim, n);
-        const double q = bytes / 4.0;
-        for (int order = 0; order < 2; ++order) {
-          const int n1 = order == 0 ? a : b;
-          const int n2 = order == 0 ? b : a;
-          const double g1 = g * n2;  // groups of the first axis
-          const double g2 = g * n1;
-          for (int dir = 0; dir < 2; ++dir) {
-            switch (op) {
-              case CollectiveOp::all_reduce:
-                ring(s, g1, n1, CollectiveOp::reduce_scatter, q, false);
-                ring(s, g2, n2, CollectiveOp::all_reduce, q / n1, false);
-                ring(s, g1, n1, CollectiveOp::all_gather, q, false);
-                break;
-              case CollectiveOp::all_gather:
-                ring(s, g1, n1, CollectiveOp::all_gather, q / n2, false);
-                ring(s, g2, n2, CollectiveOp::all_gather, q, false);
-                break;
-              case CollectiveOp::reduce_scatter:
-                ring(s, g1, n1, CollectiveOp::reduce_scatter, q, false);
-                ring(s, g2, n2, CollectiveOp::reduce_scatter, q / n1, false);
-                break;
-              default:
-                ring(s, g1, n1, CollectiveOp::all_to_all, q, false);
-                ring(s, g2, n2, CollectiveOp::all_to_all, q, false);
-                break;
-            }
+        const CollectiveProgram program = grid_ring_program(op, bytes, a, b, dim.topology == TopologyType::mesh2d);
+        for (const ProgramLane& lane : program.lanes) {
+          for (const ProgramRound& r : lane.rounds) {
+            const double ranks = program.axes[static_cast<std::size_t>(r.axis)].ranks;
+            const double groups = g * nn / ranks;
+            s.steps_on(r.steps, groups * ranks, r.bytes, r.peers == RoundPeers::pairwise, groups, groups * ranks);
           }
         }
-        return 4;
+        return static_cast<int>(program.lanes.size());
       }
       const bool spread = dim.topology == TopologyType::fully_connected && op != CollectiveOp::all_to_all &&
                           op != CollectiveOp::send_recv;

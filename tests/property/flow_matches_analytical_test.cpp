@@ -1,11 +1,11 @@
 // Property: on a network with nothing else on it, the flow simulator and the alpha-beta
 // formulas agree to 1e-9. Link capacities are chosen so that this holds
 // (docs/network-simulator.md, "Accuracy and speed"): Ring, FullyConnected, Switch, square
-// Torus2D, SuperPOD inside one leaf (and across a non-blocking spine without latency), for
+// Torus2D and Mesh2D, SuperPOD inside one leaf (and across a non-blocking spine without latency), for
 // every op and algorithm the topology runs in one hop at full bandwidth, under the NCCL
 // protocol the analytical model picks. Left out: what the docs name as slower on flow by
-// design (halving-doubling or trees on a Ring or torus, all-to-all on a Ring, Mesh2D wrap
-// hops) and the gaps this property found, each explained where it is excluded below.
+// design (halving-doubling or trees on a Ring, torus or mesh, all-to-all on a Ring) and the
+// gaps this property found, each explained where it is excluded below.
 #include <limits>
 #include <string>
 #include <vector>
@@ -40,7 +40,8 @@ std::vector<Combo> one_hop_combos(TopologyType t, int n, bool in_network_reducti
   using Alg = CollectiveAlgorithm;
   std::vector<Combo> c;
   for (Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter}) c.push_back({op, Alg::ring});
-  if (t == TopologyType::torus2d) return c;  // broadcast and send/recv are not modelled there
+  // Broadcast and send/recv are not modelled on a 2-D grid.
+  if (t == TopologyType::torus2d || t == TopologyType::mesh2d) return c;
   c.push_back({Op::broadcast, Alg::ring});
   c.push_back({Op::send_recv, Alg::ring});
   if (t == TopologyType::ring) return c;
@@ -86,7 +87,7 @@ Drawn random_dimension(Rng& rng, const std::string& id) {
   d.dim.id = id;
   d.dim.topology = rng.pick(std::vector<TopologyType>{TopologyType::ring, TopologyType::fully_connected,
                                                       TopologyType::switch_, TopologyType::torus2d,
-                                                      TopologyType::superpod});
+                                                      TopologyType::mesh2d, TopologyType::superpod});
   d.dim.bandwidth_bytes_per_s = {rng.log_uniform(1e9, 1e12)};
   d.dim.latency_s = rng.coin(0.2) ? 0.0 : rng.log_uniform(1e-7, 2e-5);
   d.dim.util = rng.uniform(0.3, 1.0);
@@ -105,7 +106,8 @@ Drawn random_dimension(Rng& rng, const std::string& id) {
         if (rng.coin()) d.dim.in_network_reduction_latency_s = rng.log_uniform(1e-6, 5e-5);
       }
       break;
-    case TopologyType::torus2d: {
+    case TopologyType::torus2d:
+    case TopologyType::mesh2d: {
       // Square only: on a x b with a != b the two halves of the 2-D decomposition leave
       // their first axis at different times and share the second one's links, which the
       // formula (each half B/2 per axis throughout) does not see: flow is up to a third

@@ -212,16 +212,19 @@ TEST(Torus2D, AllReduceKeepsTheRingBandwidthTermWithFewerSteps) {
 TEST(Mesh2D, UsesTheConfiguredShapeOrTheMostSquareFactorization) {
   auto d = make_dim("m", TopologyType::mesh2d, 100e9, 1e-6);
   d.size = {2, 8};
-  // [2, 8], S = 1.6e9: RS on 2: 1/2 S/B + a; AR on 8 of S/2: 7/8 S/B + 14a; AG on 2: 1/2 S/B
-  // + a. 15/8 * 1.6e9 = 3e9 / 100e9 = 0.03 s + 16e-6 -> 0.030016 s.
-  expect_rel(time_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 1.6e9, 16, d), 0.030016);
-  // 9 ranks do not fill [2, 8]: factor as 3 x 3, all-reduce steps 2*(3+3-2) = 8; S = 0
-  // leaves only the latency: 8e-6 s.
-  expect_rel(time_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 0.0, 9, d), 8e-6);
-  // No configured shape, n = 12 -> 3 x 4. All-gather: along 3 on S/4: 2/3 * S/4 = S/6; along 4
-  // on S: 3/4 S; total 11/12 S/B + (2+3) a. S = 1.2e9: 1.1e9 / 100e9 = 0.011 + 5e-6 = 0.011005.
+  // A mesh line folds its ring, so both ring directions share every link: each lane (S/4)
+  // runs at B/8, twice the torus's bandwidth term, and a step on the 8-rank axis crosses two
+  // links (2a), on the 2-rank axis one (a). [2, 8], S = 1.6e9, lane a-then-b: RS on 2 (S/4:
+  // S/8 at B/8, a) + AR on 8 of S/8 (14 steps of S/256, 28a) + AG on 2 (S/8 at B/8, a):
+  // 15/4 S/B = 0.06 s + 30e-6 s = 0.06003 s (lane b-then-a: 14a + 2a + 14a, the same).
+  expect_rel(time_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 1.6e9, 16, d), 0.06003);
+  // 9 ranks do not fill [2, 8]: factor as 3 x 3, all-reduce steps 2*(3+3-2) = 8 of two links
+  // each; S = 0 leaves only the latency: 16e-6 s.
+  expect_rel(time_of(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 0.0, 9, d), 16e-6);
+  // No configured shape, n = 12 -> 3 x 4. All-gather: 2 x 11/12 S/B + (2+3) steps of 2a.
+  // S = 1.2e9: 2.2e9 / 100e9 = 0.022 + 10e-6 = 0.02201 s.
   d.size.clear();
-  expect_rel(time_of(CollectiveOp::all_gather, CollectiveAlgorithm::auto_, 1.2e9, 12, d), 0.011005);
+  expect_rel(time_of(CollectiveOp::all_gather, CollectiveAlgorithm::auto_, 1.2e9, 12, d), 0.02201);
 }
 
 // ---- algorithm resolution -------------------------------------------------------------------
