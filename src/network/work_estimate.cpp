@@ -301,8 +301,9 @@ WorkEstimate estimate_collective_work(CollectiveOp op, double bytes, const std::
     Steps s;
     const int chains = phase_steps(s, dim, p.whole, p.groups, p.ranks, p.op, picked.algorithm, p.bytes / chunks);
     // Concurrent transfers on the same links are rated together: every event of one re-rates
-    // all. The 2-D decomposition's four chains cross the links of one axis two at a time (its
-    // two directions never share a link): measured twice the rates of a lone ring.
+    // all. The 2-D decomposition's four chains cross the links of one axis two at a time (on a
+    // torus its two directions never share a link, on a mesh they share every one): measured
+    // twice the rates of a lone ring on the torus, within the factor on the mesh.
     const double sharing = chains > 1 ? 2.0 : 1.0;
     rate_computations += chunks * s.steps * sharing * active;
     const double hops = hops_on(dim, p.span->ranks);

@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "net_fixtures.hpp"
 #include "network/backend.hpp"
 #include "network/collective_flows.hpp"
@@ -96,11 +98,14 @@ TEST(WorkEstimate, HierarchicalAllToAllAndChunkedAllReduceAreWithinTheFactor) {
 }
 
 TEST(WorkEstimate, TorusDecompositionIsWithinTheFactor) {
-  auto torus = dim("t", TopologyType::torus2d, 100e9, 1e-6, {4, 4});
-  const std::vector<GroupSpan> g{{&torus, 16}};
-  for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather}) {
-    SCOPED_TRACE(std::string(to_string(op)));
-    expect_close(estimate(g, op, 64 * kMiB, {}), simulate(g, op, 64 * kMiB, {}));
+  // The torus, and the mesh whose folded rings put both directions on every link.
+  for (TopologyType t : {TopologyType::torus2d, TopologyType::mesh2d}) {
+    auto grid = dim("t", t, 100e9, 1e-6, {4, 4});
+    const std::vector<GroupSpan> g{{&grid, 16}};
+    for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather}) {
+      SCOPED_TRACE(fmt::format("{} on {}", to_string(op), to_string(t)));
+      expect_close(estimate(g, op, 64 * kMiB, {}), simulate(g, op, 64 * kMiB, {}));
+    }
   }
 }
 
