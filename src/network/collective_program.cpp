@@ -1,6 +1,8 @@
 #include "network/collective_program.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <utility>
 
 #include <fmt/format.h>
 
