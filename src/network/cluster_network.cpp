@@ -176,6 +176,9 @@ void ClusterNetwork::plan_job(const std::vector<GroupInstance>& instances,
   footprint_work.flows += static_cast<double>(messages.size());
   check_work(footprint_work, NetworkBackend::flow, exec_.max_events,
              fmt::format("the link footprints of {} communicator instances", instances.size()));
+  // Isolated: every instance runs alone whatever it shares (runs_alone), so no footprint is
+  // needed; routing every member pair of a 128-rank DP group costs seconds at 16k GPUs.
+  if (sharing_ == Sharing::isolated) return;
   Router router(topology_);
   std::vector<int> owners(topology_.links().size(), 0);
   std::vector<std::vector<int>> footprints;

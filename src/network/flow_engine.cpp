@@ -15,7 +15,8 @@ namespace {
 constexpr double kTiny = 1e-12;
 }
 
-FlowEngine::FlowEngine(const Topology& topology) : usages_(topology), filler_(topology.links()) {}
+FlowEngine::FlowEngine(const Topology& topology, std::shared_ptr<Router> router)
+    : usages_(topology, std::move(router)), filler_(topology.links()) {}
 
 void FlowEngine::push(double t, EventType type, int sub, int id, std::uint64_t version) {
   events_queue_.push(Event{t, seq_++, type, sub, id, version});

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <vector>
 
@@ -24,7 +25,8 @@ namespace rapidllm::network {
 
 class FlowEngine {
  public:
-  explicit FlowEngine(const Topology& topology);
+  // `router`: routes shared with other engines on the topology (nullptr: a private one).
+  explicit FlowEngine(const Topology& topology, std::shared_ptr<Router> router = nullptr);
 
   using Done = std::function<void(double end_s)>;
   // Reports one transfer of a submission (its index in the plan) when it completes.

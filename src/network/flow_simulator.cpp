@@ -8,7 +8,7 @@
 
 namespace rapidllm::network {
 
-FlowSimulator::FlowSimulator(const Topology& topology) : topo_(topology) {}
+FlowSimulator::FlowSimulator(const Topology& topology) : topo_(topology), router_(std::make_shared<Router>(topology)) {}
 
 SimulationResult FlowSimulator::run(const FlowPlan& plan, const SimulationOptions& options) {
   const std::size_t nt = plan.transfers.size();
@@ -21,7 +21,7 @@ SimulationResult FlowSimulator::run(const FlowPlan& plan, const SimulationOption
     res.node_bytes_received.assign(static_cast<std::size_t>(topo_.num_nodes()), 0.0);
   }
 
-  FlowEngine engine(topo_);
+  FlowEngine engine(topo_, router_);
   engine.set_meter(options.meter);
   engine.submit(0.0, plan, nullptr, [&](int transfer, double start_s, double end_s) {
     const auto ti = static_cast<std::size_t>(transfer);

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "network/flow_plan.hpp"
+#include "network/routing.hpp"
 #include "network/topology.hpp"
 #include "network/work_meter.hpp"
 
@@ -39,6 +41,9 @@ class FlowSimulator {
 
  private:
   const Topology& topo_;
+  // Every run routes on the same topology: its route searches (a Dijkstra per destination
+  // once a link is faulty) are kept from run to run.
+  std::shared_ptr<Router> router_;
 };
 
 }  // namespace rapidllm::network

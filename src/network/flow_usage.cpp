@@ -14,8 +14,11 @@ void erase_one(std::vector<Usage*>& v, const Usage* u) {
 }
 }  // namespace
 
-UsageTable::UsageTable(const Topology& topology)
-    : topo_(topology), router_(topology), users_(topology.links().size()), acc_(topology.links().size(), 0.0) {}
+UsageTable::UsageTable(const Topology& topology, std::shared_ptr<Router> router)
+    : topo_(topology),
+      router_(router ? std::move(router) : std::make_shared<Router>(topology)),
+      users_(topology.links().size()),
+      acc_(topology.links().size(), 0.0) {}
 
 Usage& UsageTable::of(const std::shared_ptr<const PairSet>& pairs) {
   if (auto it = entries_.find(pairs.get()); it != entries_.end()) return it->second.usage;
@@ -27,7 +30,7 @@ Usage& UsageTable::of(const std::shared_ptr<const PairSet>& pairs) {
     pairs->for_each([&](int src, int dst) {
       path.clear();
       if (meter_ != nullptr) meter_->add(1.0);
-      latency = std::max(latency, router_.route(src, dst, path));
+      latency = std::max(latency, router_->route(src, dst, path));
       for (const auto& ls : path) {
         if (acc_[static_cast<std::size_t>(ls.link)] == 0.0) touched.push_back(ls.link);
         acc_[static_cast<std::size_t>(ls.link)] += ls.fraction;

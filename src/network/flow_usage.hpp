@@ -35,7 +35,9 @@ struct Usage {
 
 class UsageTable {
  public:
-  explicit UsageTable(const Topology& topology);
+  // `router`: shared with other tables on the same topology so its route searches are kept
+  // across simulations (nullptr: a private one).
+  explicit UsageTable(const Topology& topology, std::shared_ptr<Router> router = nullptr);
 
   // The usage of `pairs`, routed and linked to its neighbors on first sight. The table
   // keeps `pairs` alive while the entry exists, so its address cannot be reused by another
@@ -53,7 +55,7 @@ class UsageTable {
   };
 
   const Topology& topo_;
-  Router router_;
+  std::shared_ptr<Router> router_;
   std::unordered_map<const PairSet*, Entry> entries_;
   std::vector<std::vector<Usage*>> users_;  // per link: the usages in the table crossing it
   std::vector<double> acc_;                 // per link, while routing one PairSet

@@ -39,8 +39,8 @@ double Router::route(int src, int dst, std::vector<LinkShare>& out) {
       return l.latency_s;
     }
   }
-  if (any_degraded_) return route_around_degraded(src, dst, out);
-  if (any_fault_ || src >= topo_.num_gpus() || dst >= topo_.num_gpus()) return route_shortest(up_, src, dst, out);
+  if (any_fault_) return route_faulted(src, dst, out);
+  if (src >= topo_.num_gpus() || dst >= topo_.num_gpus()) return route_shortest(up_, src, dst, out);
   // Dimension order, innermost first: fix one coordinate at a time.
   double latency = 0.0;
   int at = src;
@@ -55,6 +55,29 @@ double Router::route(int src, int dst, std::vector<LinkShare>& out) {
     latency += route_in_dimension(d, at, next, 1.0, out);
     at = next;
   }
+  return latency;
+}
+
+double Router::route_faulted(int src, int dst, std::vector<LinkShare>& out) {
+  constexpr std::size_t kMaxCachedShares = 1u << 22;  // 64 MiB of link shares
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
+                            static_cast<std::uint32_t>(dst);
+  if (const auto it = cached_routes_.find(key); it != cached_routes_.end()) {
+    out.insert(out.end(), cached_shares_.begin() + it->second.begin, cached_shares_.begin() + it->second.end);
+    return it->second.latency_s;
+  }
+  const std::size_t first = out.size();
+  const double latency = any_degraded_ ? route_around_degraded(src, dst, out) : route_shortest(up_, src, dst, out);
+  if (cached_shares_.size() + (out.size() - first) > kMaxCachedShares) {
+    cached_routes_.clear();
+    cached_shares_.clear();
+  }
+  CachedRoute r;
+  r.begin = static_cast<std::uint32_t>(cached_shares_.size());
+  cached_shares_.insert(cached_shares_.end(), out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  r.end = static_cast<std::uint32_t>(cached_shares_.size());
+  r.latency_s = latency;
+  cached_routes_.emplace(key, r);
   return latency;
 }
 

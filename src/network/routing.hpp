@@ -11,6 +11,7 @@
 //   to the rate each route can carry alone. Rationale in docs/network-simulator.md, "Routing".
 #pragma once
 
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -56,6 +57,18 @@ class Router {
   double route_shortest(Graph& g, int src, int dst, std::vector<LinkShare>& out);
   double route_around_degraded(int src, int dst, std::vector<LinkShare>& out);
   [[nodiscard]] double solo_rate(const std::vector<LinkShare>& route, std::size_t first) const;
+
+  // With a fault every pair is routed over the whole graph; a collective's steps route the
+  // same pairs again and again (a 128-rank ring: 127 steps over one set of pairs), so each
+  // pair's route is kept (bounded: cleared past kMaxCachedShares link shares).
+  struct CachedRoute {
+    std::uint32_t begin = 0;  // [begin, end) in cached_shares_
+    std::uint32_t end = 0;
+    double latency_s = 0.0;
+  };
+  std::unordered_map<std::uint64_t, CachedRoute> cached_routes_;
+  std::vector<LinkShare> cached_shares_;
+  double route_faulted(int src, int dst, std::vector<LinkShare>& out);
 
   const Topology& topo_;
   bool any_fault_ = false;
