@@ -1,6 +1,7 @@
 #include "network/cluster_network.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -167,23 +168,30 @@ void ClusterNetwork::check_messages(std::size_t pairs, double bytes) const {
 
 void ClusterNetwork::plan_job(const std::vector<GroupInstance>& instances,
                               const std::vector<std::pair<int, int>>& messages) {
-  // Every link each instance's member pairs can use, and how many instances use it: every
-  // ordered member pair of every lane is routed, so count them against the limit first.
-  WorkEstimate footprint_work;
-  for (const auto& g : instances) {
-    for (const auto& lane : g.lanes) footprint_work.flows += static_cast<double>(lane.size()) * static_cast<double>(lane.size());
-  }
-  footprint_work.flows += static_cast<double>(messages.size());
-  check_work(footprint_work, NetworkBackend::flow, exec_.max_events,
-             fmt::format("the link footprints of {} communicator instances", instances.size()));
   // Isolated: every instance runs alone whatever it shares (runs_alone), so no footprint is
   // needed; routing every member pair of a 128-rank DP group costs seconds at 16k GPUs.
   if (sharing_ == Sharing::isolated) return;
+  // Each instance and message once: a group reached from several units (every DP replica's
+  // unit lists its DP communicator) shares with itself only in program order, so it is
+  // still alone.
+  std::set<Lanes> groups;
+  for (const auto& g : instances) groups.insert(g.lanes);
+  const std::set<std::pair<int, int>> pairs(messages.begin(), messages.end());
+  // Every link each instance's member pairs can use, and how many instances use it: every
+  // ordered member pair of every lane is routed, so count them against the limit first.
+  WorkEstimate footprint_work;
+  for (const Lanes& lanes : groups) {
+    for (const auto& lane : lanes) footprint_work.flows += static_cast<double>(lane.size()) * static_cast<double>(lane.size());
+  }
+  footprint_work.flows += static_cast<double>(pairs.size());
+  check_work(footprint_work, NetworkBackend::flow, exec_.max_events,
+             fmt::format("the link footprints of {} communicator instances", groups.size()));
   Router router(topology_);
   std::vector<int> owners(topology_.links().size(), 0);
-  std::vector<std::vector<int>> footprints;
+  std::vector<std::pair<Lanes, std::vector<int>>> footprints;  // key, links
+  footprints.reserve(groups.size() + pairs.size());
   std::vector<LinkShare> path;
-  auto footprint = [&](const auto& for_each_pair) {
+  const auto footprint = [&](Lanes key, const auto& for_each_pair) {
     std::vector<int> links;
     for_each_pair([&](int a, int b) {
       path.clear();
@@ -193,12 +201,11 @@ void ClusterNetwork::plan_job(const std::vector<GroupInstance>& instances,
     std::sort(links.begin(), links.end());
     links.erase(std::unique(links.begin(), links.end()), links.end());
     for (int l : links) ++owners[static_cast<std::size_t>(l)];
-    footprints.push_back(std::move(links));
+    footprints.emplace_back(std::move(key), std::move(links));
   };
-  std::vector<Lanes> keys;
-  for (const auto& g : instances) {
-    footprint([&](auto&& f) {
-      for (const auto& lane : g.lanes) {
+  for (const Lanes& lanes : groups) {
+    footprint(lanes, [&](auto&& f) {
+      for (const auto& lane : lanes) {
         for (int a : lane) {
           for (int b : lane) {
             if (a != b) f(a, b);
@@ -206,20 +213,13 @@ void ClusterNetwork::plan_job(const std::vector<GroupInstance>& instances,
         }
       }
     });
-    keys.push_back(g.lanes);
   }
-  for (const auto& [src, dst] : messages) {
-    footprint([&](auto&& f) { f(src, dst); });
-    keys.push_back({{src, dst}});
-  }
+  for (const auto& [src, dst] : pairs) footprint(Lanes{{src, dst}}, [&](auto&& f) { f(src, dst); });
   private_.clear();
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const bool alone = std::all_of(footprints[i].begin(), footprints[i].end(),
-                                   [&](int l) { return owners[static_cast<std::size_t>(l)] == 1; });
-    // An instance listed twice (the same group reached from two units) shares with itself
-    // only in program order: still alone.
-    auto [it, inserted] = private_.emplace(keys[i], alone);
-    if (!inserted) it->second = it->second && alone;
+  for (const auto& [key, links] : footprints) {
+    const bool alone = std::all_of(links.begin(), links.end(), [&](int l) { return owners[static_cast<std::size_t>(l)] == 1; });
+    auto [it, inserted] = private_.emplace(key, alone);
+    if (!inserted) it->second = it->second && alone;  // a message keyed as a two-rank group
   }
   planned_ = true;
 }
