@@ -4,6 +4,7 @@
 
 #include "memory/activation_memory.hpp"
 #include "memory/training_memory.hpp"
+#include "parallel/pipeline_schedule.hpp"
 
 namespace rapidllm::exec {
 
@@ -83,7 +84,7 @@ void add_stage_memory(const ModelPartition& ctx, const model::LocalShape& shape,
   std::vector<memory::StageMemoryInputs> inputs = group_inputs(ctx, shape, stages);
   // The ranks to size, in rank order: all of them, or each group's earliest rank. Every
   // schedule keeps as many or fewer micro-batches in flight on a later rank
-  // (memory::in_flight_micro_batches), so a group's earliest rank needs the most.
+  // (parallel::Schedule::in_flight_micro_batches), so a group's earliest rank needs the most.
   std::vector<int> sized;
   if (every_stage) {
     sized.resize(static_cast<std::size_t>(deg.pp));
@@ -94,12 +95,12 @@ void add_stage_memory(const ModelPartition& ctx, const model::LocalShape& shape,
     for (const StageGroup& g : stages.groups) sized.push_back(g.first_stage);
   }
   // The earliest rank of the largest need (ties keep the earlier).
+  const parallel::Schedule& schedule = parallel::schedule_of(hw.parallelism.pp_schedule);
   memory::StageMemoryTerms peak;
   int peak_stage = -1;
   for (int i : sized) {
     memory::StageMemoryInputs& in = inputs[static_cast<std::size_t>(stages.of_stage[static_cast<std::size_t>(i)])];
-    in.in_flight_micro_batches =
-        memory::in_flight_micro_batches(hw.parallelism.pp_schedule, i, deg.pp, batching.micro_batches, vpp);
+    in.in_flight_micro_batches = schedule.in_flight_micro_batches(i, deg.pp, batching.micro_batches, vpp);
     const memory::StageMemoryTerms terms = memory::training_stage_terms(hw, in, deg.dp * deg.ep, communicators(deg));
     if (every_stage) memory::to_breakdown(hw, terms, i, out.stage_memory.emplace_back());
     if (peak_stage < 0 || terms.total_bytes > peak.total_bytes) {

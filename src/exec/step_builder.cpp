@@ -10,13 +10,24 @@
 
 #include "exec/step_templates.hpp"
 #include "model/model_flops.hpp"
+#include "parallel/pipeline_schedule.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::exec {
 
 namespace {
 
-std::string_view pass_name(int kind) { return kind == 0 ? "fwd" : kind == 1 ? "bwd" : "wgrad"; }
+using parallel::PassKind;
+using parallel::PassTask;
+
+std::string_view pass_name(PassKind kind) {
+  switch (kind) {
+    case PassKind::forward: return "fwd";
+    case PassKind::backward: return "bwd";
+    case PassKind::weight_grad: return "wgrad";
+  }
+  return "?";
+}
 
 }  // namespace
 
@@ -101,9 +112,11 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
 
   for (int s = 0; s < pp; ++s) {
     ProgramWriter w(out, s);
-    const std::vector<PassTask> order = stage_order(schedule, s, pp, m, v);
+    const std::vector<PassTask> order = parallel::schedule_of(schedule).stage_order(s, pp, m, v);
     // The last pass of each chunk that produces weight gradients: where its buckets go.
-    auto makes_weight_grads = [](const PassTask& t) { return t.kind == 2 || (t.kind == 1 && !t.defers_weight_grads); };
+    auto makes_weight_grads = [](const PassTask& t) {
+      return t.kind == PassKind::weight_grad || (t.kind == PassKind::backward && !t.defers_weight_grads);
+    };
     std::vector<int> last_grad_task(static_cast<std::size_t>(stage_chunks), -1);
     for (std::size_t i = 0; i < order.size(); ++i) {
       if (makes_weight_grads(order[i])) last_grad_task[static_cast<std::size_t>(order[i].chunk)] = static_cast<int>(i);
@@ -133,7 +146,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
         const int layers = position_layers[static_cast<std::size_t>(pl.position)].count;
         const int layer0 = position_layers[static_cast<std::size_t>(pl.position)].first;
         const int mb = flush * m + task.micro_batch;
-        const auto pass = task.kind == 0 ? model::Pass::forward : model::Pass::backward;
+        const auto pass = task.kind == PassKind::forward ? model::Pass::forward : model::Pass::backward;
         auto prefix = [&](int layer_no) {
           return layer_no >= 0 ? fmt::format("L{}.mb{}.{}.", layer_no, mb, pass_name(task.kind))
                             : fmt::format("mb{}.{}.", mb, pass_name(task.kind));
@@ -174,10 +187,10 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
         };
         std::vector<int> entry;
         // A weight-gradient pass needs its micro-batch's input-gradient pass first.
-        if (task.kind == 2) entry = backward_end[{mb, task.chunk}];
+        if (task.kind == PassKind::weight_grad) entry = backward_end[{mb, task.chunk}];
         // Activations come from the previous position, gradients from the next.
-        const bool forward = task.kind == 0;
-        if (pp > 1 && ((forward && !first_chunk) || (task.kind == 1 && !last_chunk))) {
+        const bool forward = task.kind == PassKind::forward;
+        if (pp > 1 && ((forward && !first_chunk) || (task.kind == PassKind::backward && !last_chunk))) {
           StepNode r = message(StepNodeKind::recv, pass, boundary, forward ? pl.prev_stage : pl.next_stage,
                                tag(flush, task.micro_batch, pl.slot, forward ? 0 : 1), model::CommPurpose::pp);
           r.micro_batch = mb;
@@ -192,7 +205,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
             entry.push_back(w.add(st, {}));
           }
         }
-        if (task.kind == 0) {
+        if (forward) {
           if (first_chunk) entry = w.stamp(embedding.forward, entry, prefix(-1) + "embedding.", pass, -1, mb, task.chunk);
           for (int l = 0; l < layers; ++l) {
             entry = w.stamp(layer_template(layer0 + l).forward, entry, prefix(layer0 + l), pass, layer0 + l, mb,
@@ -200,7 +213,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
           }
           if (last_chunk) entry = w.stamp(head.forward, entry, prefix(-1) + "head.", pass, -1, mb, task.chunk);
         } else {
-          const bool wgrad = task.kind == 2;
+          const bool wgrad = task.kind == PassKind::weight_grad;
           w.weight_grad_ = wgrad && w_fills;
           auto body = [&](const PartTemplates& p) -> const Template& {
             return wgrad ? p.weight_grad : task.defers_weight_grads ? p.input_backward : p.backward;
@@ -226,7 +239,7 @@ StepGraph build_training_step(LlmContext& ctx, const TrainingStepInputs& in) {
             backward_end[{mb, task.chunk}] = entry;
           }
         }
-        if (pp > 1 && ((forward && !last_chunk) || (task.kind == 1 && !first_chunk))) {
+        if (pp > 1 && ((forward && !last_chunk) || (task.kind == PassKind::backward && !first_chunk))) {
           const Place to = forward ? place(pl.next_stage, pl.next_chunk) : place(pl.prev_stage, pl.prev_chunk);
           StepNode sn = message(StepNodeKind::send, pass, boundary, forward ? pl.next_stage : pl.prev_stage,
                                 tag(flush, task.micro_batch, to.slot, forward ? 0 : 1), model::CommPurpose::pp);

@@ -7,7 +7,6 @@
 #pragma once
 
 #include "exec/llm_context.hpp"
-#include "exec/pipeline_order.hpp"
 #include "exec/step_graph.hpp"
 #include "parallel/batching.hpp"
 

@@ -211,7 +211,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
       stages[i].transfer_stall_s = (single[i].transfer_stall_s + mirror.transfer_stall_s) / 2.0;
     }
   }
-  const parallel::PipelineTime flush = parallel::pipeline_time(par.pp_schedule, stages, batching.micro_batches, vpp);
+  const parallel::PipelineTime flush = parallel::schedule_of(par.pp_schedule).flush_time(stages, batching.micro_batches, vpp);
   std::size_t crit = 0;
   for (std::size_t i = 1; i < stages.size(); ++i) {
     if (stages[i].forward_s + stages[i].backward_s > stages[crit].forward_s + stages[crit].backward_s) crit = i;

@@ -12,18 +12,6 @@ namespace {
 constexpr double kBytesPerCommunicator = 2.0 * 4.0 * 1024 * 1024 * 16;
 }  // namespace
 
-double in_flight_micro_batches(PipelineSchedule schedule, int stage, int pp, int m, int vpp) {
-  const double ahead = pp - stage;
-  switch (schedule) {
-    case PipelineSchedule::gpipe: return m;
-    case PipelineSchedule::dualpipe: return std::min<double>(m, pp + 1);
-    case PipelineSchedule::interleaved_1f1b: return std::min<double>(m, ahead + static_cast<double>(pp - 1) / vpp);
-    case PipelineSchedule::one_f_one_b:  // ZB-H1 keeps 1F1B's memory
-    case PipelineSchedule::zero_bubble: break;
-  }
-  return std::min<double>(m, ahead);
-}
-
 MemoryBreakdown training_stage_memory(const HardwareSpec& hw, const StageMemoryInputs& in, int stage, int dp,
                                       int communicators) {
   MemoryBreakdown b;

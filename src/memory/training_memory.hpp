@@ -25,17 +25,10 @@ struct StageMemoryInputs {
   int layers = 0;
   double layer_activation_bytes = 0.0;  // one layer, one micro-batch
   double extra_activation_bytes = 0.0;  // embedding output, head input (first/last stage)
-  double in_flight_micro_batches = 1.0; // how many micro-batches' activations are live
+  // How many micro-batches' activations are live (parallel::Schedule::in_flight_micro_batches).
+  double in_flight_micro_batches = 1.0;
   double transient_bytes = 0.0;         // the largest temporary (logits of the loss, a layer's weight gradients)
 };
-
-// Micro-batches whose activations stage `stage` holds at its peak: GPipe all m; 1F1B and
-// zero-bubble p - stage (at most m); interleaved 1F1B p - stage plus the (p-1)/v extra
-// chunks its warm-up runs (Narayanan et al. 2021); DualPipe p + 1 (DeepSeek-V3 report).
-// Never more on a later stage than on an earlier one (exec/stage_memory sizes only the
-// earliest of ranks that hold alike).
-[[nodiscard]] double in_flight_micro_batches(PipelineSchedule schedule, int stage, int pp, int micro_batches,
-                                             int vpp);
 
 // One rank's memory by category, in a fixed array (a plan search sizes several ranks of
 // every plan to keep one).

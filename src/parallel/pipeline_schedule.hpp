@@ -1,7 +1,12 @@
-// Time of one pipeline flush of m micro-batches over p stages for each schedule, from the
-// per-stage forward/backward times of one micro-batch.
+// A pipeline schedule (GPipe, 1F1B, Megatron's interleaved 1F1B, ZB-H1, DeepSeek's DualPipe)
+// as one type that owns everything the tool knows about it: the rule on stages and
+// micro-batches it needs, the order a stage issues its passes in (the step simulation), the
+// micro-batches a stage holds at its peak (the memory model) and the closed-form time of a
+// flush (the analytical predictor). The predictor, the simulator, the memory model and the
+// sweep ask `schedule_of` instead of switching on PipelineSchedule, so a rule is written once.
 //
-//  gpipe, 1f1b:       T = m * max(c) + (sum(c) - max(c))              c_i = f_i + b_i
+// Closed forms of one flush of m micro-batches over p stages, c_i = f_i + b_i:
+//  gpipe, 1f1b:       T = m * max(c) + (sum(c) - max(c))
 //  interleaved_1f1b:  T = m * max(c) + (sum(c) - max(c)) / v
 //  zero_bubble:       ZB-H1 (Qi et al. 2023): the bubble shrinks by two weight-gradient
 //                     passes per stage, T = m * max(c) + max(0, sum over other stages of
@@ -11,8 +16,12 @@
 //                     backward; the caller averages mirrored stages (rank i runs stage i
 //                     of one pipeline and stage p-1-i of the other)
 // For equal stages these give the bubble fractions (p-1)/(m+p-1) and (p-1)/(v m + p - 1).
+// The implementations live in parallel/schedules/, one file each.
 #pragma once
 
+#include <cstddef>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "rapidllm/hardware_spec.hpp"
@@ -34,8 +43,65 @@ struct PipelineTime {
   double bubble_s = 0.0;  // total - busy
 };
 
-// Throws InfeasibleError for a schedule the stage count cannot run (dualpipe: odd p).
-[[nodiscard]] PipelineTime pipeline_time(PipelineSchedule schedule, const std::vector<StageTime>& stages,
-                                         int micro_batches, int virtual_stages);
+// What the closed forms read off the stage times besides the steady state.
+struct FlushPath {
+  std::size_t critical = 0;  // the slowest stage by f + b (the first of equals)
+  // The other stages' f + b: the fill and drain path. The two ends of a hop stall on its
+  // handshake at the same time, so a hop costs one stall and each other stage's count half.
+  double others_s = 0.0;
+};
+
+// One micro-batch pass a stage issues.
+enum class PassKind { forward, backward, weight_grad };
+
+// A pass in a stage's issue order: its micro-batch, its chunk (interleaved: virtual stage;
+// DualPipe: 0 = the pipeline fed from rank 0, 1 = the one fed from the last rank), and
+// whether a backward leaves its weight gradients to a later weight_grad pass.
+struct PassTask {
+  PassKind kind = PassKind::forward;
+  int micro_batch = 0;
+  int chunk = 0;
+  bool defers_weight_grads = false;
+};
+
+class Schedule {
+ public:
+  Schedule() = default;
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+  Schedule(Schedule&&) = delete;
+  Schedule& operator=(Schedule&&) = delete;
+  virtual ~Schedule() = default;
+
+  // Why `pp` stages with `micro_batches` per flush cannot run this schedule (the sweep
+  // lists it as the point's reason), or nothing.
+  [[nodiscard]] virtual std::optional<std::string> broken_rule(int pp, int micro_batches) const;
+  // Throws InfeasibleError with broken_rule's reason.
+  void check(int pp, int micro_batches) const;
+
+  // The order stage `stage` issues its passes in (the step builder lays the stage's program
+  // out in it, and the pipeline's shape comes out of it). Throws as `check` does.
+  [[nodiscard]] std::vector<PassTask> stage_order(int stage, int pp, int micro_batches, int vpp) const;
+
+  // Micro-batches whose activations stage `stage` holds at its peak, never more on a later
+  // stage than on an earlier one (exec/stage_memory sizes only the earliest of ranks that
+  // hold alike).
+  [[nodiscard]] virtual double in_flight_micro_batches(int stage, int pp, int micro_batches, int vpp) const = 0;
+
+  // One flush from the per-stage times of one micro-batch (the formulas above). Needs no
+  // more than the closed form does: a stage count the formula cannot take throws
+  // InfeasibleError, a micro-batch count the issue order could not lay out does not.
+  [[nodiscard]] PipelineTime flush_time(const std::vector<StageTime>& stages, int micro_batches, int vpp) const;
+
+ protected:
+  // stage_order after its rule held.
+  [[nodiscard]] virtual std::vector<PassTask> issue_order(int stage, int pp, int micro_batches, int vpp) const = 0;
+  // The time a flush spends beyond m x the slowest stage.
+  [[nodiscard]] virtual double bubble_s(const std::vector<StageTime>& stages, const FlushPath& path,
+                                        int vpp) const = 0;
+};
+
+// The one instance of each schedule.
+[[nodiscard]] const Schedule& schedule_of(PipelineSchedule schedule);
 
 }  // namespace rapidllm::parallel

@@ -1,9 +1,11 @@
 #include "search/plan_space.hpp"
 
+#include "parallel/pipeline_schedule.hpp"
 #include "parallel/placement.hpp"
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -151,15 +153,9 @@ std::optional<std::string> broken_rule(const Plan& p, const LlmModelSpec& m) {
                   per_replica, p.micro_batch_size);
   }
   const long long micro_batches = per_replica / p.micro_batch_size;
-  if (p.schedule == PipelineSchedule::interleaved_1f1b && micro_batches % p.pp != 0) {
-    return reason(FMT_COMPILE("interleaved 1F1B needs micro-batches % pp == 0 ({} micro-batches, pp {})"),
-                  micro_batches, p.pp);
-  }
-  if (p.schedule == PipelineSchedule::dualpipe &&
-      (p.pp % 2 != 0 || micro_batches % 2 != 0 || micro_batches < 2 * p.pp)) {
-    return reason(
-        FMT_COMPILE("DualPipe needs an even pp and an even number of micro-batches >= 2 pp ({} micro-batches, pp {})"),
-        micro_batches, p.pp);
+  // Past int the prediction refuses the count itself (parallel::training_batching).
+  if (micro_batches <= std::numeric_limits<int>::max()) {
+    if (auto rule = parallel::schedule_of(p.schedule).broken_rule(p.pp, static_cast<int>(micro_batches))) return rule;
   }
   if (p.zero_stage == 3 && p.ep > 1) return "ZeRO-3 with expert parallelism is not modelled";
   return std::nullopt;

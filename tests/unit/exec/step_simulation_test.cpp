@@ -10,7 +10,7 @@
 
 #include "exec/training_predictor.hpp"
 #include "llm_fixtures.hpp"
-#include "memory/training_memory.hpp"
+#include "parallel/pipeline_schedule.hpp"
 
 namespace rapidllm::exec {
 namespace {
@@ -125,7 +125,7 @@ TEST(StepSimulation, DualPipeLandsWithinFivePercentOfItsBubbleFormula) {
     EXPECT_LE(sim.step_time_s, formula.step_time_s);
     // Activations of pp + 1 micro-batches live at once on every rank, as the memory model has it.
     for (double live : sim.execution.peak_in_flight_micro_batches) {
-      EXPECT_DOUBLE_EQ(live, memory::in_flight_micro_batches(p.schedule, 0, p.pp, p.mb, 1));
+      EXPECT_DOUBLE_EQ(live, parallel::schedule_of(p.schedule).in_flight_micro_batches(0, p.pp, p.mb, 1));
     }
   }
 }
@@ -179,12 +179,12 @@ TEST(StepSimulation, PeakInFlightMicroBatchesMatchTheMemoryModel) {
     const TrainingPrediction sim = run(hw, plan_model(p), simulated(NetworkKind::analytical));
     ASSERT_EQ(sim.execution.peak_in_flight_micro_batches.size(), static_cast<std::size_t>(p.pp)) << p.name;
     EXPECT_DOUBLE_EQ(sim.execution.peak_in_flight_micro_batches[0],
-                     memory::in_flight_micro_batches(p.schedule, 0, p.pp, p.mb, p.vpp))
+                     parallel::schedule_of(p.schedule).in_flight_micro_batches(0, p.pp, p.mb, p.vpp))
         << p.name;
     if (p.schedule != PipelineSchedule::interleaved_1f1b) {
       for (int s = 0; s < p.pp; ++s) {
         EXPECT_DOUBLE_EQ(sim.execution.peak_in_flight_micro_batches[static_cast<std::size_t>(s)],
-                         memory::in_flight_micro_batches(p.schedule, s, p.pp, p.mb, p.vpp))
+                         parallel::schedule_of(p.schedule).in_flight_micro_batches(s, p.pp, p.mb, p.vpp))
             << p.name << " stage " << s;
       }
     }

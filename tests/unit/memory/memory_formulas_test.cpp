@@ -110,35 +110,5 @@ TEST(MemoryFormulas, KvCacheOfLlama3_70B) {
   EXPECT_DOUBLE_EQ(kv_cache_bytes(d, 80, 16, 1, 8192, 2.0), 2.0 * 80 * 1 * 128 * 8192 * 2);  // fewer KV heads than TP
 }
 
-TEST(MemoryFormulas, SchedulesHoldTheirMicroBatches) {
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::gpipe, 0, 4, 16, 1), 16.0);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::one_f_one_b, 0, 4, 16, 1), 4.0);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::one_f_one_b, 3, 4, 16, 1), 1.0);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::one_f_one_b, 0, 8, 2, 1), 2.0);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::interleaved_1f1b, 0, 4, 16, 2), 4.0 + 1.5);
-  EXPECT_DOUBLE_EQ(in_flight_micro_batches(PipelineSchedule::dualpipe, 0, 4, 16, 1), 5.0);
-}
-
-}  // namespace
-}  // namespace rapidllm::memory
-
-namespace rapidllm::memory {
-namespace {
-
-// exec/stage_memory sizes only the earliest of ranks holding alike: it relies on this.
-TEST(InFlightMicroBatches, NoLaterStageHoldsMore) {
-  for (PipelineSchedule s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved_1f1b,
-                             PipelineSchedule::zero_bubble, PipelineSchedule::dualpipe}) {
-    for (int pp : {2, 4, 7, 16}) {
-      for (int m : {1, 3, 8, 64}) {
-        for (int stage = 1; stage < pp; ++stage) {
-          EXPECT_LE(in_flight_micro_batches(s, stage, pp, m, 2), in_flight_micro_batches(s, stage - 1, pp, m, 2))
-              << to_string(s) << " pp=" << pp << " m=" << m << " stage " << stage;
-        }
-      }
-    }
-  }
-}
-
 }  // namespace
 }  // namespace rapidllm::memory

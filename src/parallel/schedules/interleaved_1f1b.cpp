@@ -1,0 +1,51 @@
+// Megatron-LM's interleaved 1F1B (Narayanan et al. 2021): each rank holds v chunks (virtual
+// stages), so the fill and drain path is 1/v as long, at the cost of v times the pipeline
+// messages and a longer warm-up.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "parallel/schedules/schedules.hpp"
+
+namespace rapidllm::parallel::detail {
+
+namespace {
+
+class Interleaved1F1B final : public Schedule {
+ public:
+  // Megatron-LM refuses other counts: its order walks the micro-batches in groups of pp.
+  [[nodiscard]] std::optional<std::string> broken_rule(int pp, int m) const override {
+    if (m % pp == 0) return std::nullopt;
+    return fmt::format("interleaved 1F1B needs micro-batches % pp == 0 ({} micro-batches, pp {})", m, pp);
+  }
+
+  // 1F1B's p - stage plus the (p-1)/v extra chunks its warm-up runs (Narayanan et al. 2021).
+  [[nodiscard]] double in_flight_micro_batches(int stage, int pp, int m, int vpp) const override {
+    return std::min<double>(m, pp - stage + static_cast<double>(pp - 1) / vpp);
+  }
+
+ protected:
+  // Megatron-LM's order: virtual micro-batch k is micro-batch (k / (pp v)) pp + k % pp of
+  // chunk (k / pp) % v (backward: chunks in reverse).
+  [[nodiscard]] std::vector<PassTask> issue_order(int stage, int pp, int m, int v) const override {
+    const int total = m * v;
+    auto mb = [pp, v](int k) { return (k / (pp * v)) * pp + k % pp; };
+    return warm_steady_cool(
+        total, std::min(total, (pp - stage - 1) * 2 + (v - 1) * pp),
+        [&](int k) { return PassTask{PassKind::forward, mb(k), (k / pp) % v, false}; },
+        [&](int k) { return PassTask{PassKind::backward, mb(k), v - 1 - (k / pp) % v, false}; });
+  }
+  [[nodiscard]] double bubble_s(const std::vector<StageTime>& /*stages*/, const FlushPath& path,
+                                int vpp) const override {
+    return path.others_s / vpp;
+  }
+};
+
+}  // namespace
+
+const Schedule& interleaved_1f1b() {
+  static const Interleaved1F1B instance;
+  return instance;
+}
+
+}  // namespace rapidllm::parallel::detail
