@@ -19,9 +19,13 @@ class Interleaved1F1B final : public Schedule {
     return fmt::format("interleaved 1F1B needs micro-batches % pp == 0 ({} micro-batches, pp {})", m, pp);
   }
 
-  // 1F1B's p - stage plus the (p-1)/v extra chunks its warm-up runs (Narayanan et al. 2021).
+  // What the issue order below holds: a stage's warm-up runs 2 (pp - stage - 1) + (v - 1) pp
+  // chunk forwards and one more before its first backward, each chunk 1/v of the stage's
+  // layers: pp + (pp - 2 stage - 1) / v micro-batches (at most all m). On the first stage
+  // this is Narayanan et al. 2021's pp + (pp - 1)/v; later stages hold more than 1F1B's
+  // pp - stage shifted by (pp - 1)/v, since their warm-up still covers v - 1 rounds of pp.
   [[nodiscard]] double in_flight_micro_batches(int stage, int pp, int m, int vpp) const override {
-    return std::min<double>(m, pp - stage + static_cast<double>(pp - 1) / vpp);
+    return std::min<double>(m, (2.0 * (pp - stage - 1) + (vpp - 1.0) * pp + 1.0) / vpp);
   }
 
  protected:

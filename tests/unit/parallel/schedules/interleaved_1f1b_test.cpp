@@ -27,9 +27,12 @@ TEST(InterleavedSchedule, FollowsMegatronsOrder) {
             "F0 F1 F0.1 B0.1 F1.1 B1.1 F2 B0 F3 B1 F2.1 B2.1 F3.1 B3.1 B2 B3");
 }
 
-TEST(InterleavedSchedule, HoldsItsWarmUpsExtraChunks) {
+TEST(InterleavedSchedule, HoldsWhatMegatronsWarmUpRuns) {
+  // pp 4, v 2, stage 0: 2 x 3 + 4 = 10 warm-up chunks and one more, 11 halves = 4 + 3/2.
   EXPECT_DOUBLE_EQ(interleaved().in_flight_micro_batches(0, 4, 16, 2), 4.0 + 1.5);
-  EXPECT_DOUBLE_EQ(interleaved().in_flight_micro_batches(3, 4, 16, 2), 1.0 + 1.5);
+  EXPECT_DOUBLE_EQ(interleaved().in_flight_micro_batches(3, 4, 16, 2), 2.5);  // 0 + 4 + 1 halves
+  // v 4, last stage: 3 x 4 warm-up chunks + 1 = 13 quarters.
+  EXPECT_DOUBLE_EQ(interleaved().in_flight_micro_batches(3, 4, 16, 4), 13.0 / 4.0);
   EXPECT_DOUBLE_EQ(interleaved().in_flight_micro_batches(0, 4, 2, 2), 2.0);
 }
 
