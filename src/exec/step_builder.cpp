@@ -1,9 +1,7 @@
 #include "exec/step_builder.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <map>
-#include <optional>
 #include <string>
 
 #include <fmt/format.h>
