@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "parallel/batching.hpp"
+#include "parallel/pipeline_schedule.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::detail {
@@ -19,7 +20,7 @@ void note_batching(const HardwareSpec& hw, const LlmModelSpec& model) {
     return;
   }
   const ParallelismSpec& par = hw.parallelism;
-  const int chunks = par.pp * (par.pp_schedule == PipelineSchedule::interleaved_1f1b ? par.vpp : 1);
+  const int chunks = par.pp * parallel::schedule_of(par.pp_schedule).virtual_stages(par.vpp);
   if (chunks > 1 && model.num_layers >= chunks && model.num_layers % chunks != 0 &&
       par.layer_split == LayerSplit::even) {
     const int longer = model.num_layers % chunks;

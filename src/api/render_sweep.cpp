@@ -11,6 +11,7 @@
 
 #include "api/csv_schemas.hpp"
 #include "api/json_text.hpp"
+#include "parallel/pipeline_schedule.hpp"
 #include "rapidllm/report.hpp"
 #include "rapidllm/version.hpp"
 
@@ -71,7 +72,7 @@ std::string plan_text(const Plan& p, RunType run) {
                               run == RunType::training ? "dp" : "x", p.dp);
   if (run == RunType::training) {
     s += fmt::format(" {}{} mbs{} zero{} rc:{}", to_string(p.schedule),
-                     p.schedule == PipelineSchedule::interleaved_1f1b ? fmt::format("(v{})", p.vpp) : "",
+                     parallel::schedule_of(p.schedule).interleaves() ? fmt::format("(v{})", p.vpp) : "",
                      p.micro_batch_size, p.zero_stage, to_string(p.recompute));
   }
   if (p.placed) s += " order:" + placement_name(p);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/tp_share.hpp"
+#include "parallel/pipeline_schedule.hpp"
 #include "rapidllm/error.hpp"
 
 namespace rapidllm::exec {
@@ -135,7 +136,7 @@ ModelPartition::ModelPartition(const HardwareSpec& hw, const LlmModelSpec& spec,
     }
     return;
   }
-  const int chunks = degrees_.pp * (hw.parallelism.pp_schedule == PipelineSchedule::interleaved_1f1b ? hw.parallelism.vpp : 1);
+  const int chunks = degrees_.pp * parallel::schedule_of(hw.parallelism.pp_schedule).virtual_stages(hw.parallelism.vpp);
   if (dims_.layers < chunks) {
     throw InfeasibleError(fmt::format("{} layers cannot fill pp x vpp = {} pipeline chunks", dims_.layers, chunks));
   }

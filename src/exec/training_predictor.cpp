@@ -146,7 +146,7 @@ StagePlan stage_plan(LlmContext& ctx, const LlmContext::PartCosts& part_costs, c
   std::vector<parallel::StageTime>& stages = plan.stages;
   stages.reserve(static_cast<std::size_t>(ctx.degrees().pp));
   for (int group : stage_group.of_stage) stages.push_back(group_times[static_cast<std::size_t>(group)]);
-  if (par.pp_schedule == PipelineSchedule::dualpipe) {
+  if (parallel::schedule_of(par.pp_schedule).mirrored()) {
     // DualPipe runs two mirrored pipelines: rank i holds stage i of one and stage pp-1-i of
     // the other, each for half the micro-batches, so the ends share the embedding and head.
     const std::vector<parallel::StageTime> single = stages;
@@ -301,7 +301,7 @@ TrainingPrediction training_memory(const HardwareSpec& hw, const LlmModelSpec& s
   const ModelPartition ctx(hw, spec, source);
   const auto& deg = ctx.degrees();
   const parallel::Batching batching = parallel::training_batching(spec, hw.parallelism);
-  const int vpp = hw.parallelism.pp_schedule == PipelineSchedule::interleaved_1f1b ? hw.parallelism.vpp : 1;
+  const int vpp = parallel::schedule_of(hw.parallelism.pp_schedule).virtual_stages(hw.parallelism.vpp);
   TrainingPrediction out;
   out.num_gpus = static_cast<int>(deg.total());
   out.micro_batches = batching.micro_batches;
@@ -319,8 +319,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   const auto& deg = ctx.degrees();
   const auto& par = hw.parallelism;
   const parallel::Batching batching = parallel::training_batching(spec, par);
-  const bool interleaved = par.pp_schedule == PipelineSchedule::interleaved_1f1b;
-  const int vpp = interleaved ? par.vpp : 1;
+  const int vpp = parallel::schedule_of(par.pp_schedule).virtual_stages(par.vpp);
 
   const model::LocalShape shape = ctx.local_shape(batching.micro_batch_size, spec.seq_len);
   Executor& executor = ctx.executor();

@@ -73,6 +73,17 @@ class Schedule {
   Schedule& operator=(Schedule&&) = delete;
   virtual ~Schedule() = default;
 
+  // Whether a rank holds several chunks of one long pipeline (Megatron's interleaving:
+  // parallelism.vpp of them); virtual_stages is then vpp, else 1.
+  [[nodiscard]] virtual bool interleaves() const { return false; }
+  [[nodiscard]] int virtual_stages(int vpp) const { return interleaves() ? vpp : 1; }
+  // Whether weight-gradient passes are filler work the simulator runs only when the stage's
+  // next forward or backward is not ready (ZB-H1), rather than where the order puts them.
+  [[nodiscard]] virtual bool weight_grads_fill_bubbles() const { return false; }
+  // Whether each rank runs two mirrored pipelines (DualPipe: stage i of the one fed from rank
+  // 0, stage pp-1-i of the one fed from the last rank), each for half the micro-batches.
+  [[nodiscard]] virtual bool mirrored() const { return false; }
+
   // Why `pp` stages with `micro_batches` per flush cannot run this schedule (the sweep
   // lists it as the point's reason), or nothing.
   [[nodiscard]] virtual std::optional<std::string> broken_rule(int pp, int micro_batches) const;

@@ -76,7 +76,7 @@ std::vector<Plan> enumerate_plans(const SweepAxes& a, int gpus) {
     for (PipelineSchedule schedule : a.schedule) {
       // Schedules only differ with a pipeline; interleaving takes its vpp axis.
       if (base.pp == 1 && schedule != a.schedule.front()) continue;
-      const bool interleaved = schedule == PipelineSchedule::interleaved_1f1b;
+      const bool interleaved = parallel::schedule_of(schedule).interleaves();
       const std::vector<int> one{1};
       for (int vpp : interleaved ? a.vpp : one) {
         for (int mbs : a.micro_batch_size) {

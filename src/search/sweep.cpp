@@ -18,6 +18,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "parallel/pipeline_schedule.hpp"
 #include "rapidllm/error.hpp"
 #include "rapidllm/predict.hpp"
 #include "rapidllm/scenario.hpp"
@@ -156,7 +157,7 @@ void fill_metrics(const Result& r, const SweepOptions& options, SweepPoint& p) {
 class SaidNotes {
  public:
   bool first_time(const Plan& p) {
-    const int chunks = p.pp * (p.schedule == PipelineSchedule::interleaved_1f1b ? p.vpp : 1);
+    const int chunks = p.pp * parallel::schedule_of(p.schedule).virtual_stages(p.vpp);
     return said_.insert({chunks, p.dp, p.ep, p.micro_batch_size}).second;
   }
 

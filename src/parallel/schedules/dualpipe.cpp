@@ -24,6 +24,7 @@ std::optional<std::string> odd_stages(int pp) {
 
 class DualPipe final : public Schedule {
  public:
+  [[nodiscard]] bool mirrored() const override { return true; }
   // DeepSeek's rule: each half of the micro-batches fills one pipeline.
   [[nodiscard]] std::optional<std::string> broken_rule(int pp, int m) const override {
     if (auto rule = odd_stages(pp)) return rule;

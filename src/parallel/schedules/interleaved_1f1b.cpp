@@ -13,6 +13,7 @@ namespace {
 
 class Interleaved1F1B final : public Schedule {
  public:
+  [[nodiscard]] bool interleaves() const override { return true; }
   // Megatron-LM refuses other counts: its order walks the micro-batches in groups of pp.
   [[nodiscard]] std::optional<std::string> broken_rule(int pp, int m) const override {
     if (m % pp == 0) return std::nullopt;

@@ -11,6 +11,7 @@ namespace {
 
 class ZeroBubble final : public Schedule {
  public:
+  [[nodiscard]] bool weight_grads_fill_bubbles() const override { return true; }
   [[nodiscard]] double in_flight_micro_batches(int stage, int pp, int m, int vpp) const override {
     return one_f_one_b().in_flight_micro_batches(stage, pp, m, vpp);
   }

@@ -1,6 +1,7 @@
 // What every pipeline schedule must do, asked through parallel::Schedule: the properties the
 // step builder, the memory model and the sweep rely on. Each schedule's own rule, order,
 // in-flight count and bubble are tested by hand in schedules/<name>_test.cpp.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
@@ -21,6 +22,23 @@ constexpr PipelineSchedule kAll[] = {PipelineSchedule::gpipe, PipelineSchedule::
                                      PipelineSchedule::dualpipe};
 
 int vpp_of(PipelineSchedule s) { return s == PipelineSchedule::interleaved_1f1b ? 2 : 1; }
+
+// The traits the step builder, the predictor and the sweep read instead of naming a
+// schedule: only Megatron's interleaving holds several chunks of one pipeline per rank,
+// only ZB-H1 runs its weight gradients as filler, only DualPipe mirrors two pipelines; and a
+// rank's chunk count is what each order visits.
+TEST(PipelineSchedule, EachTraitBelongsToItsScheduleAlone) {
+  for (PipelineSchedule s : kAll) {
+    const Schedule& sch = schedule_of(s);
+    EXPECT_EQ(sch.interleaves(), s == PipelineSchedule::interleaved_1f1b) << to_string(s);
+    EXPECT_EQ(sch.weight_grads_fill_bubbles(), s == PipelineSchedule::zero_bubble) << to_string(s);
+    EXPECT_EQ(sch.mirrored(), s == PipelineSchedule::dualpipe) << to_string(s);
+    EXPECT_EQ(sch.virtual_stages(3), s == PipelineSchedule::interleaved_1f1b ? 3 : 1) << to_string(s);
+    int chunks = 0;
+    for (const PassTask& t : sch.stage_order(0, 4, 16, sch.virtual_stages(2))) chunks = std::max(chunks, t.chunk + 1);
+    EXPECT_EQ(chunks, sch.mirrored() ? 2 : sch.virtual_stages(2)) << to_string(s);
+  }
+}
 
 // The step builder lays out whatever the order lists: every micro-batch goes forward and
 // backward exactly once through each chunk it visits, backward after forward, and a deferred
