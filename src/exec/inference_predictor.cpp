@@ -13,7 +13,6 @@
 #include "exec/op_list_cost.hpp"
 #include "exec/step_simulator.hpp"
 #include "memory/inference_memory.hpp"
-#include "network/cluster_network.hpp"
 #include "rapidllm/error.hpp"
 #include "rapidllm/gemm.hpp"
 
@@ -256,10 +255,7 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
   out.replicas = hw.parallelism.replica_count;
   out.decode_len = spec.decode_len;
   out.prompt_len = spec.seq_len - spec.decode_len;
-  out.execution.mode = options.mode;
-  out.execution.network = options.network == NetworkKind::analytical         ? "analytical"
-                          : options.network == NetworkKind::cluster_isolated ? "flow_isolated"
-                                                                             : "flow_shared";
+  out.execution = execution_summary(options);
 
   // Expert parallelism (moe_dp): attention is data-parallel over the EP ranks, each serving
   // an equal share of the batch (ceil: padded when ep does not divide it, a warning says
@@ -336,9 +332,7 @@ InferencePrediction predict_inference(const HardwareSpec& hw, const LlmModelSpec
     replica += d.energy;
   }
   if (sim) {
-    if (const auto* cluster = dynamic_cast<const network::ClusterNetwork*>(&ctx.network())) {
-      out.execution.network_simulations = cluster->isolated_runs() + cluster->shared_submissions();
-    }
+    out.execution.network_simulations = network_simulations(ctx.network());
     if (options.timeline != nullptr) *options.timeline = std::move(timeline);
   }
   if (options.graph != nullptr) *options.graph = std::move(prefill_graph);

@@ -1,6 +1,7 @@
 #include "exec/run_options.hpp"
 
 #include "exec/model_partition.hpp"
+#include "network/cluster_network.hpp"
 
 namespace rapidllm::exec {
 
@@ -39,6 +40,20 @@ StepRunOptions step_run_options(const HardwareSpec& hw, RunType run) {
       break;
   }
   return o;
+}
+
+ExecutionSummary execution_summary(const StepRunOptions& options) {
+  ExecutionSummary e;
+  e.mode = options.mode;
+  e.network = options.network == NetworkKind::analytical         ? "analytical"
+              : options.network == NetworkKind::cluster_isolated ? "flow_isolated"
+                                                                 : "flow_shared";
+  return e;
+}
+
+std::size_t network_simulations(const network::NetworkApi& network) {
+  const auto* cluster = dynamic_cast<const network::ClusterNetwork*>(&network);
+  return cluster == nullptr ? 0 : cluster->isolated_runs() + cluster->shared_submissions();
 }
 
 }  // namespace rapidllm::exec

@@ -11,6 +11,7 @@
 #include "exec/step_graph.hpp"
 #include "exec/timeline.hpp"
 #include "rapidllm/hardware_spec.hpp"
+#include "rapidllm/llm_prediction.hpp"
 #include "rapidllm/model_spec.hpp"
 
 namespace rapidllm::exec {
@@ -33,5 +34,12 @@ struct StepRunOptions {
 // step graph simulated with collectives alone (symmetry narrowed around faulty GPUs);
 // full_astrasim_flattened, the step graph simulated with all traffic sharing the links.
 [[nodiscard]] StepRunOptions step_run_options(const HardwareSpec& hardware, RunType run);
+
+// What a report says of how it was evaluated before anything is simulated: the mode and
+// the network (pipeline "formula").
+[[nodiscard]] ExecutionSummary execution_summary(const StepRunOptions& options);
+// The network simulations the step's network ran (collectives alone plus shared
+// submissions; 0 on the analytical network).
+[[nodiscard]] std::size_t network_simulations(const network::NetworkApi& network);
 
 }  // namespace rapidllm::exec

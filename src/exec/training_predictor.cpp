@@ -16,7 +16,6 @@
 #include "exec/step_builder.hpp"
 #include "exec/step_simulator.hpp"
 #include "exec/step_templates.hpp"
-#include "network/cluster_network.hpp"
 
 namespace rapidllm::exec {
 
@@ -102,9 +101,7 @@ void apply_simulation(LlmContext& ctx, const StepSimResult& sim, double first_fo
   e.simulated_units = sim.units;
   e.simulated_nodes = sim.nodes_run;
   e.peak_in_flight_micro_batches = sim.peak_in_flight;
-  if (const auto* cluster = dynamic_cast<const network::ClusterNetwork*>(&ctx.network())) {
-    e.network_simulations = cluster->isolated_runs() + cluster->shared_submissions();
-  }
+  e.network_simulations = network_simulations(ctx.network());
 }
 
 // Each rank's stage times under the schedule: every group's part (its layers, the
@@ -375,10 +372,7 @@ TrainingPrediction predict_training(const HardwareSpec& hw, const LlmModelSpec& 
   terms.host_s = host_overhead_s(hw, batching.flushes * batching.micro_batches);
   out.step_time_s = batching.flushes * plan.flush.total_s + terms.dp_s + terms.embedding_sync_s + terms.optimizer_s +
                     terms.host_s;
-  out.execution.mode = options.mode;
-  out.execution.network = options.network == NetworkKind::analytical         ? "analytical"
-                          : options.network == NetworkKind::cluster_isolated ? "flow_isolated"
-                                                                             : "flow_shared";
+  out.execution = execution_summary(options);
   const double tokens = static_cast<double>(spec.global_batch_size) * static_cast<double>(spec.seq_len);
   out.tokens_per_s = tokens / out.step_time_s;
   out.model_flops_per_step = tokens * model::training_flops_per_token(ctx.dims(), spec.seq_len);
