@@ -78,6 +78,10 @@ std::vector<GroupSpan> lay_out_ranks(const NetworkSpec& network, int ranks, cons
     throw InfeasibleError(fmt::format("no network dimension '{}'; the config has: {}", *dimension_id, fmt::join(ids, ", ")));
   }
   if (ranks == 1) return {GroupSpan{&network.dimensions.front(), 1}};
+  return group_spans(network, cluster_capacities(network, ranks), 1, ranks, "collective");
+}
+
+std::vector<long long> cluster_capacities(const NetworkSpec& network, long long ranks) {
   // Fixed dimensions hold their size; the first `auto` one takes whatever ranks remain.
   std::vector<long long> capacity;
   long long held = 1;
@@ -86,7 +90,7 @@ std::vector<GroupSpan> lay_out_ranks(const NetworkSpec& network, int ranks, cons
     capacity.push_back(size > 0 ? size : std::max(1LL, (ranks + held - 1) / held));
     held *= capacity.back();
   }
-  return group_spans(network, capacity, 1, ranks, "collective");
+  return capacity;
 }
 
 long long fixed_capacity(const NetworkDimension& d) {

@@ -31,6 +31,10 @@ struct Degrees {
   friend bool operator==(const Degrees&, const Degrees&) = default;
 };
 
+// Ranks each dimension holds for a cluster of `ranks` GPUs: a fixed dimension its size, an
+// `auto` one whatever ranks the inner ones leave.
+[[nodiscard]] std::vector<long long> cluster_capacities(const NetworkSpec& network, long long ranks);
+
 // Ranks a dimension with a fixed size holds (the product of its sizes); 0 for `auto`.
 [[nodiscard]] long long fixed_capacity(const NetworkDimension& d);
 

@@ -1,8 +1,13 @@
 #include "serve/pools.hpp"
 
+#include <limits>
+
 #include <fmt/format.h>
 
+#include "exec/run_options.hpp"
 #include "memory/inference_memory.hpp"
+#include "network/cluster_network.hpp"
+#include "parallel/placement.hpp"
 #include "rapidllm/error.hpp"
 #include "serve/options_check.hpp"
 
@@ -64,17 +69,47 @@ Pools::Pools(const Scenario& scenario, const ServeOptions& options, std::int64_t
   check_fits(pools_[1], longest_request, "a request");
   const HardwareSpec& hw = pools_[0].cost->context().hardware();
   network_ = network::make_network(NetworkBackend::analytical, hw.network, hw.execution);
+  if (exec::step_run_options(hw, RunType::inference).network != exec::NetworkKind::analytical) {
+    const long long gpus = 1LL * pools_[0].replicas * pools_[0].gpus_per_replica +
+                           1LL * pools_[1].replicas * pools_[1].gpus_per_replica;
+    cluster_ = std::make_unique<network::ClusterNetwork>(hw.network, hw.execution,
+                                                         parallel::cluster_capacities(hw.network, gpus), gpus,
+                                                         network::Sharing::shared);
+  }
 }
+
+double Pools::shard_bytes(std::int64_t tokens) const {
+  const exec::LlmContext& ctx = pools_[0].cost->context();
+  const auto& d = ctx.dims();
+  // The whole model's keys and values of `tokens` tokens, split over the prefill GPUs.
+  return memory::kv_cache_bytes(d, d.layers, 1, 1, tokens, ctx.hardware().sw.precision.kv_cache.bytes) /
+         pools_[0].gpus_per_replica;
+}
+
+void Pools::submit_transfer(double start_s, std::int64_t tokens, int prefill_replica, int decode_replica,
+                            network::NetworkApi::Done done) {
+  // Prefill GPU i sends its shard to the decode replica's GPU i (mod its size).
+  const int from = pools_[0].gpus_per_replica;
+  const int to = pools_[1].gpus_per_replica;
+  const int prefill_base = prefill_replica * from;
+  const int decode_base = pools_[0].replicas * from + decode_replica * to;
+  std::vector<std::pair<int, int>> pairs;
+  pairs.reserve(static_cast<std::size_t>(from));
+  for (int i = 0; i < from; ++i) pairs.emplace_back(prefill_base + i, decode_base + i % to);
+  const HardwareSpec& hw = pools_[0].cost->context().hardware();
+  cluster_->submit_messages(start_s, hw.network.dimensions.back(), pairs, shard_bytes(tokens), std::move(done));
+}
+
+double Pools::next_transfer_event_s() const {
+  return cluster_ ? cluster_->next_completion_s() : std::numeric_limits<double>::infinity();
+}
+
+void Pools::deliver_transfer_event() { cluster_->deliver_next(); }
 
 double Pools::transfer_s(std::int64_t tokens) const {
   if (!disaggregated()) return 0.0;
-  const exec::LlmContext& ctx = pools_[0].cost->context();
-  const HardwareSpec& hw = ctx.hardware();
-  const auto& d = ctx.dims();
-  // The whole model's keys and values of `tokens` tokens, split over the prefill GPUs.
-  const double bytes = memory::kv_cache_bytes(d, d.layers, 1, 1, tokens, hw.sw.precision.kv_cache.bytes) /
-                       pools_[0].gpus_per_replica;
-  return network_->message_s(hw.network.dimensions.back(), bytes);
+  const HardwareSpec& hw = pools_[0].cost->context().hardware();
+  return network_->message_s(hw.network.dimensions.back(), shard_bytes(tokens));
 }
 
 }  // namespace rapidllm::serving

@@ -37,9 +37,22 @@ class Pools {
   // every prefill GPU sends its shard at once over the outermost network dimension.
   [[nodiscard]] double transfer_s(std::int64_t tokens) const;
 
+  // In the simulated execution modes the caches move over the serving cluster's network
+  // (prefill replicas' GPUs first, then the decode replicas'), every transfer in flight
+  // sharing the links: submit one, and deliver the network's events in time order.
+  // `prefill_replica` and `decode_replica` count each pool's replicas from 0.
+  [[nodiscard]] bool transfers_share_links() const { return cluster_ != nullptr; }
+  void submit_transfer(double start_s, std::int64_t tokens, int prefill_replica, int decode_replica,
+                       network::NetworkApi::Done done);
+  [[nodiscard]] double next_transfer_event_s() const;
+  void deliver_transfer_event();
+
  private:
+  [[nodiscard]] double shard_bytes(std::int64_t tokens) const;
+
   std::vector<Pool> pools_;
   std::unique_ptr<network::NetworkApi> network_;  // over the prefill pool's hardware
+  std::unique_ptr<network::NetworkApi> cluster_;  // both pools' GPUs, links shared (simulated modes)
 };
 
 }  // namespace rapidllm::serving

@@ -3,6 +3,7 @@
 // through admission, chunked prefill, decode, preemption and completion.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <queue>
@@ -37,6 +38,7 @@ struct Request {
   double last_token_s = 0.0;
   double finish_s = 0.0;
   int preemptions = 0;
+  int decode_engine = -1;  // picked when its cache leaves a prefill replica over a shared network
   bool done = false;
 
   [[nodiscard]] bool decoding() const { return prefilled == prefill_target; }
@@ -138,7 +140,14 @@ class Simulation {
       push(a.time_s, -1);
     }
     start_idle_replicas();  // a closed loop's first requests are already queued
-    while (!events_.empty()) {
+    while (!events_.empty() || std::isfinite(pools_.next_transfer_event_s())) {
+      // KV caches in flight over a shared network: their events interleave with the rest.
+      const double transfer_s = pools_.next_transfer_event_s();
+      if (events_.empty() || transfer_s < events_.top().time_s) {
+        advance_to(transfer_s);
+        pools_.deliver_transfer_event();
+        continue;
+      }
       const Event e = events_.top();
       events_.pop();
       advance_to(e.time_s);
@@ -410,15 +419,27 @@ class Simulation {
     q.replica = -1;  // in flight between the pools
     --running_;
     ++transferring_;
+    ++transfers_;
+    if (pools_.transfers_share_links()) {
+      // The destination is known when the cache leaves: its links carry it.
+      q.decode_engine = route(Role::decode);
+      const int prefill = r.replica;
+      const int decode = replicas_[static_cast<std::size_t>(q.decode_engine)].replica - pools_.all()[0].replicas;
+      const double start = now_;
+      pools_.submit_transfer(now_, q.cached, prefill, decode, [this, id, start](double t) {
+        transfer_sum_s_ += t - start;
+        push(t, -1, id);
+      });
+      return;
+    }
     const double t = pools_.transfer_s(q.cached);
     transfer_sum_s_ += t;
-    ++transfers_;
     push(now_ + t, -1, id);
   }
 
   void reach_decode_pool(std::int64_t id) {
     Request& q = requests_[static_cast<std::size_t>(id)];
-    q.replica = route(Role::decode);
+    q.replica = q.decode_engine >= 0 ? q.decode_engine : route(Role::decode);
     replicas_[static_cast<std::size_t>(q.replica)].waiting.push_back(id);
     --transferring_;
     ++waiting_;

@@ -233,6 +233,31 @@ TEST(Serve, DisaggregatedALoneRequestIsPrefillThenTransferThenDecode) {
   EXPECT_NEAR(d.e2e.mean_s - d.ttft.mean_s, d.kv_transfer_mean_s + q.decode_time_s, 1e-6 * q.decode_time_s);
 }
 
+// In a simulated execution mode the caches move over the serving cluster's network: prefill
+// GPUs on one DGX H100, decode GPUs on the next, so every cache crosses InfiniBand. Alone, a
+// transfer takes what the analytical message takes (the same NIC, nothing else on it); two
+// prefill replicas handing off at once into one decode replica share its NICs, so the mean
+// transfer grows.
+TEST(Serve, DisaggregatedCachesShareTheLinksOfTheSimulatedNetwork) {
+  const std::vector<std::string> flattened = {"execution_backend.model=astra",
+                                              "execution_backend.astra.mode=full_astrasim_flattened"};
+  ServeOptions alone = options(ArrivalKind::poisson, 4, 1000, 16);
+  alone.workload.rate_per_s = 0.01;
+  alone.disaggregated = Disaggregation{ServePool{1, 8, 1}, ServePool{1, 8, 1}};
+  const double analytical = serve(llama8b(), alone).kv_transfer_mean_s;
+  const double simulated = serve(llama8b(1, flattened), alone).kv_transfer_mean_s;
+  EXPECT_NEAR(simulated / analytical, 1.0, 0.05) << "analytical " << analytical << " s, simulated " << simulated << " s";
+
+  ServeOptions burst = options(ArrivalKind::offline, 16, 1000, 16);
+  burst.disaggregated = Disaggregation{ServePool{2, 4, 1}, ServePool{1, 8, 1}};
+  const ServeResult shared = serve(llama8b(1, flattened), burst);
+  EXPECT_EQ(shared.requests, 16);
+  ServeOptions lone = burst;
+  lone.workload = alone.workload;
+  const double lone_s = serve(llama8b(1, flattened), lone).kv_transfer_mean_s;
+  EXPECT_GT(shared.kv_transfer_mean_s, 1.3 * lone_s) << "burst " << shared.kv_transfer_mean_s << " s, alone " << lone_s;
+}
+
 // The layout search tries every split of the GPUs and ranks them by goodput per GPU.
 TEST(Serve, TheLayoutSearchRanksAggregatedAndDisaggregatedSplits) {
   ServeOptions o = options(ArrivalKind::poisson, 300, 1024, 128);
